@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+
+// Keywords whose value is one schema.
+const schemaKeywords = new Set([
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'contentSchema',
+  'else',
+  'if',
+  'items',
+  'not',
+  'propertyNames',
+  'then',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+// Keywords whose value is an array of schemas.
+const schemaArrayKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
+// Keywords whose value maps names to schemas.
+const schemaMapKeywords = new Set([
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'patternProperties',
+  'properties',
+]);
+
+/**
+ * Canonicalises a JSON Schema: object keys sorted at every depth, every `required` array and the
+ * arrays of `dependentRequired` sorted, a `required` that is not an array removed (the OpenAPI-style
+ * boolean), a `dependentRequired` that is not an object removed, and the root always has
+ * `properties`. An empty or missing schema becomes `{"properties":{},"type":"object"}`.
+ *
+ * The walk is schema-aware: a property *named* `required` inside `properties` is a schema and is
+ * kept. The result is a new object (the input is not mutated) and canonicalising it again returns
+ * identical bytes. A string is parsed as JSON first; text that is not JSON is a misuse and throws.
+ */
+export function canonicalizeSchema(schema: unknown): JsonObject {
+  const input = typeof schema === 'string' ? (schema.trim() === '' ? undefined : JSON.parse(schema)) : schema;
+  if (input === undefined || input === null || (isJsonObject(input) && Object.keys(input).length === 0)) {
+    return { properties: {}, type: 'object' };
+  }
+  if (!isJsonObject(input)) throw new TypeError('a tool input schema must be a JSON object');
+  const root = canonicalSchemaNode(input) as JsonObject;
+  if (!isJsonObject(root.properties)) return sortKeys({ ...root, properties: {} }) as JsonObject;
+  return root;
+}
+
+function canonicalSchemaNode(node: JsonValue): JsonValue {
+  if (!isJsonObject(node)) return canonicalValue(node);
+  const out: JsonObject = {};
+  for (const key of Object.keys(node).sort()) {
+    const value = node[key] as JsonValue;
+    if (key === 'required') {
+      if (!Array.isArray(value)) continue;
+      out[key] = sortedByJson(value.map(canonicalValue));
+    } else if (key === 'dependentRequired') {
+      if (!isJsonObject(value)) continue;
+      const map: JsonObject = {};
+      for (const name of Object.keys(value).sort()) {
+        const list = value[name] as JsonValue;
+        map[name] = Array.isArray(list) ? sortedByJson(list.map(canonicalValue)) : canonicalValue(list);
+      }
+      out[key] = map;
+    } else if (schemaMapKeywords.has(key) && isJsonObject(value)) {
+      const map: JsonObject = {};
+      for (const name of Object.keys(value).sort()) map[name] = canonicalSchemaNode(value[name] as JsonValue);
+      out[key] = map;
+    } else if (schemaArrayKeywords.has(key) && Array.isArray(value)) {
+      out[key] = value.map(canonicalSchemaNode);
+    } else if (schemaKeywords.has(key)) {
+      out[key] = canonicalSchemaNode(value);
+    } else if (key === 'dependencies' && isJsonObject(value)) {
+      const map: JsonObject = {};
+      for (const name of Object.keys(value).sort()) {
+        const entry = value[name] as JsonValue;
+        map[name] = Array.isArray(entry)
+          ? sortedByJson(entry.map(canonicalValue))
+          : canonicalSchemaNode(entry);
+      }
+      out[key] = map;
+    } else {
+      // enum, const, default, examples and unknown keywords: data, only keys sorted.
+      out[key] = canonicalValue(value);
+    }
+  }
+  return out;
+}
+
+function canonicalValue(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (isJsonObject(value)) return sortKeys(value);
+  return value;
+}
+
+function sortKeys(value: JsonObject): JsonValue {
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = canonicalValue(value[key] as JsonValue);
+  return out;
+}
+
+function sortedByJson(values: JsonValue[]): JsonValue[] {
+  return values
+    .map((value) => [JSON.stringify(value), value] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([, value]) => value);
+}
+
+/** The canonical bytes of a schema: `JSON.stringify` of {@link canonicalizeSchema}. */
+export function canonicalSchemaJson(schema: unknown): string {
+  return JSON.stringify(canonicalizeSchema(schema));
+}
+
+/** SHA-256 (hex) of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The schema fingerprint: the first 16 hex characters of SHA-256 of the canonical bytes. */
+export function schemaFingerprint(schema: unknown): string {
+  return sha256Hex(canonicalSchemaJson(schema)).slice(0, 16);
+}

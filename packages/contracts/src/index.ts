@@ -1,0 +1,69 @@
+export {
+  canonicalizeSchema,
+  canonicalSchemaJson,
+  schemaFingerprint,
+  sha256Hex,
+} from './canonicalize-schema.js';
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorDetails,
+  type ErrorKind,
+  isErrorCode,
+  ToolhostError,
+  type ToolhostErrorOptions,
+  toToolhostError,
+} from './errors.js';
+export { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+export {
+  BUILTIN_TOOL_NAME_PATTERN,
+  createToolRegistry,
+  type RegisteredTool,
+  type ToolListOptions,
+  type ToolLookup,
+  type ToolRegistry,
+} from './registry.js';
+export { err, ok, type Result } from './result.js';
+export { toModelTools } from './to-model-tools.js';
+export {
+  type AnyToolDefinition,
+  type ArgumentSchema,
+  type ContentBlock,
+  defineTool,
+  errorResult,
+  type HostedToolDeclarations,
+  type ModelTool,
+  outputText,
+  type PathAccess,
+  type ResultShape,
+  TOOL_GROUPS,
+  type ToolAnnotations,
+  type ToolCallContext,
+  type ToolCategory,
+  type ToolDefinition,
+  type ToolExecution,
+  type ToolGroup,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolOutput,
+  type ToolPathTarget,
+  type ToolPermissionInput,
+  type ToolProgress,
+  type ToolResult,
+  type ToolSource,
+  type ToolVisibility,
+  textResult,
+} from './tool.js';
+export {
+  type ArgumentValidator,
+  type ArgumentValidatorOptions,
+  type ArgumentViolation,
+  createArgumentValidator,
+  MAX_ARGUMENT_ERROR_BYTES,
+  MAX_ARGUMENT_VIOLATIONS,
+  parseArguments,
+  type ValidateArgumentsOptions,
+  type ValidatedArguments,
+  validateArguments,
+} from './validate-arguments.js';

@@ -1,0 +1,430 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { canonicalSchemaJson, sha256Hex } from './canonicalize-schema.js';
+import { ToolhostError } from './errors.js';
+import { isJsonObject, type JsonObject } from './json.js';
+import type { Result } from './result.js';
+import type { ToolInvocation, ToolSource } from './tool.js';
+
+/** At most this many violations are listed. */
+export const MAX_ARGUMENT_VIOLATIONS = 8;
+/** An argument-validation message (as the model sees it) is at most this many UTF-8 bytes. */
+export const MAX_ARGUMENT_ERROR_BYTES = 4096;
+
+/** One value-free violation: where, which keyword, what was expected. */
+export interface ArgumentViolation {
+  /** JSON pointer into the arguments, `/` for the root. */
+  readonly path: string;
+  readonly keyword: string;
+  readonly expected: string;
+}
+
+/** Options of {@link ArgumentValidator.validate}. */
+export interface ValidateArgumentsOptions {
+  readonly toolName: string;
+  readonly source: ToolSource;
+  /** The tool's (preferably canonical) input schema. */
+  readonly schema: JsonObject;
+  /** Full SHA-256 hex of the canonical schema bytes, when the caller already has it (a registry does). */
+  readonly schemaHash?: string;
+  /** The supplied arguments: an object, a JSON string, or empty / `null` (meaning `{}`). */
+  readonly arguments: unknown;
+  /** How the call reached the tool; default direct. */
+  readonly invocation?: ToolInvocation;
+}
+
+/** Arguments that passed validation. */
+export interface ValidatedArguments {
+  readonly arguments: Record<string, unknown>;
+  /** False when the schema of an `mcp` / `dynamic` tool did not compile and validation was skipped. */
+  readonly schemaValidated: boolean;
+}
+
+/** Validates tool arguments against cached compiled schemas. */
+export interface ArgumentValidator {
+  /**
+   * Validates one call's arguments. Never coerces, fills defaults or unwraps. Failures are
+   * `ARGUMENT_VALIDATION` (value-free, at most 8 violations, at most 4096 bytes, signature
+   * `argument_validation:<tool>:<fp16>:<first keyword>`) or, for a built-in whose schema does not
+   * compile, `HOST_CONFIGURATION` with keyword `schema`.
+   */
+  validate(options: ValidateArgumentsOptions): Result<ValidatedArguments, ToolhostError>;
+  /** How many compiled schemas are cached. */
+  readonly cacheSize: number;
+}
+
+/** Options of {@link createArgumentValidator}. */
+export interface ArgumentValidatorOptions {
+  /** Compiled schemas kept (least recently used evicted); default 4096. */
+  readonly maxCacheEntries?: number;
+}
+
+type Engine = Ajv | Ajv2019 | Ajv2020;
+
+interface CompiledSchema {
+  readonly validate: ValidateFunction | undefined;
+  readonly engine: Engine | undefined;
+  readonly compiled: object | undefined;
+  /** A plain object schema (no combinators or `$ref` at the root) without an `arguments` property. */
+  readonly wrapperHintEligible: boolean;
+}
+
+/** Parses raw arguments: empty, `null` or the text `null` mean `{}`; text must be exactly one JSON value. */
+export function parseArguments(raw: unknown): Result<unknown, ArgumentViolation> {
+  if (raw === undefined || raw === null) return { ok: true, value: {} };
+  if (typeof raw !== 'string') return { ok: true, value: raw };
+  const text = raw.trim();
+  if (text === '' || text === 'null') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, error: { path: '/', keyword: 'json', expected: 'one valid JSON value (an object)' } };
+  }
+}
+
+/** Creates a validator with its own compiled-schema cache. */
+export function createArgumentValidator(options: ArgumentValidatorOptions = {}): ArgumentValidator {
+  const maxEntries = options.maxCacheEntries ?? 4096;
+  const cache = new Map<string, CompiledSchema>();
+  const hashes = new WeakMap<object, string>();
+  let engines: { draft2020: Ajv2020; draft2019: Ajv2019; draft07: Ajv } | undefined;
+
+  function getEngines() {
+    // Formats are annotations in 2020-12 unless a schema opts into assertion; unknown keywords are
+    // allowed because third-party schemas carry them; `$id`s are not registered so two MCP servers
+    // that reuse one `$id` cannot collide.
+    const ajvOptions = {
+      allErrors: true,
+      strict: false,
+      coerceTypes: false,
+      useDefaults: false,
+      removeAdditional: false,
+      validateFormats: false,
+      addUsedSchema: false,
+      verbose: true,
+      logger: false,
+    } as const;
+    engines ??= {
+      draft2020: new Ajv2020(ajvOptions),
+      draft2019: new Ajv2019(ajvOptions),
+      draft07: new Ajv(ajvOptions),
+    };
+    return engines;
+  }
+
+  function hashOf(schema: JsonObject, given: string | undefined): string {
+    if (given) return given;
+    let hash = hashes.get(schema);
+    if (!hash) {
+      hash = sha256Hex(canonicalSchemaJson(schema));
+      hashes.set(schema, hash);
+    }
+    return hash;
+  }
+
+  function compile(schema: JsonObject): CompiledSchema {
+    const all = getEngines();
+    const { $schema: declared, ...rest } = schema;
+    const wrapperHintEligible =
+      (rest.type === undefined || rest.type === 'object') &&
+      !(
+        'anyOf' in rest ||
+        'oneOf' in rest ||
+        'allOf' in rest ||
+        '$ref' in rest ||
+        'not' in rest ||
+        'if' in rest
+      ) &&
+      !(isJsonObject(rest.properties) && 'arguments' in rest.properties);
+    const candidates: Engine[] = [];
+    if (typeof declared === 'string') {
+      if (declared.includes('2020-12')) candidates.push(all.draft2020);
+      else if (declared.includes('2019-09')) candidates.push(all.draft2019);
+      else if (/draft-0[4-7]/.test(declared)) candidates.push(all.draft07);
+      else candidates.push(all.draft2020, all.draft07);
+    } else {
+      candidates.push(all.draft2020, all.draft07);
+    }
+    for (const engine of candidates) {
+      const compiled = structuredClone(rest);
+      try {
+        return { validate: engine.compile(compiled), engine, compiled, wrapperHintEligible };
+      } catch {
+        // try the next draft
+      }
+    }
+    return { validate: undefined, engine: undefined, compiled: undefined, wrapperHintEligible };
+  }
+
+  function compiledFor(schema: JsonObject, hash: string): CompiledSchema {
+    let entry = cache.get(hash);
+    if (entry) {
+      // Refresh recency only when the cache is under pressure; a Map keeps insertion order.
+      if (cache.size >= maxEntries) {
+        cache.delete(hash);
+        cache.set(hash, entry);
+      }
+      return entry;
+    }
+    entry = compile(schema);
+    cache.set(hash, entry);
+    if (cache.size > maxEntries) {
+      const oldest = cache.keys().next().value as string;
+      const evicted = cache.get(oldest);
+      cache.delete(oldest);
+      if (evicted?.engine && evicted.compiled) evicted.engine.removeSchema(evicted.compiled);
+    }
+    return entry;
+  }
+
+  return {
+    validate(options) {
+      const hash = hashOf(options.schema, options.schemaHash);
+      const fingerprint = hash.slice(0, 16);
+      const invocation = options.invocation ?? { kind: 'direct' };
+      const parsed = parseArguments(options.arguments);
+      if (!parsed.ok) return failure(options.toolName, fingerprint, [parsed.error], invocation, undefined);
+      const value = parsed.value;
+      if (!isJsonObject(value)) {
+        return failure(
+          options.toolName,
+          fingerprint,
+          [{ path: '/', keyword: 'type', expected: 'a JSON object of named parameters' }],
+          invocation,
+          undefined,
+        );
+      }
+      const entry = compiledFor(options.schema, hash);
+      if (!entry.validate) {
+        if (options.source === 'builtin' || options.source === 'hosted') {
+          return {
+            ok: false,
+            error: new ToolhostError({
+              code: 'HOST_CONFIGURATION',
+              message: `host configuration error: tool "${boundedName(options.toolName)}" has an invalid argument schema (schema fingerprint ${fingerprint}); execution was not dispatched; the host schema must be fixed`,
+              recovery: null,
+              signature: `argument_validation:${options.toolName}:${fingerprint}:schema`,
+              details: {
+                toolName: options.toolName,
+                schemaFingerprint: fingerprint,
+                category: 'schema',
+                remoteDispatched: false,
+              },
+            }),
+          };
+        }
+        // A third-party schema that does not compile is not the model's fault: dispatch unvalidated.
+        return { ok: true, value: { arguments: value, schemaValidated: false } };
+      }
+      // ajv's validate is a type guard; call it as a plain predicate so `value` keeps its type below.
+      const check = entry.validate as (data: unknown) => boolean;
+      if (check(value)) return { ok: true, value: { arguments: value, schemaValidated: true } };
+      const violations = violationsOf(entry.validate.errors ?? []);
+      let wrapperHint = false;
+      if (entry.wrapperHintEligible) {
+        const keys = Object.keys(value);
+        const inner = value.arguments;
+        wrapperHint = keys.length === 1 && keys[0] === 'arguments' && isJsonObject(inner) && check(inner);
+      }
+      return failure(options.toolName, fingerprint, violations, invocation, wrapperHint ? 'hint' : undefined);
+    },
+    get cacheSize() {
+      return cache.size;
+    },
+  };
+}
+
+const defaultValidator = createArgumentValidator();
+
+/** Validates with a process-wide shared validator; see {@link ArgumentValidator.validate}. */
+export function validateArguments(
+  options: ValidateArgumentsOptions,
+): Result<ValidatedArguments, ToolhostError> {
+  return defaultValidator.validate(options);
+}
+
+function failure(
+  toolName: string,
+  fingerprint: string,
+  violations: readonly ArgumentViolation[],
+  invocation: ToolInvocation,
+  wrapperHint: 'hint' | undefined,
+): { ok: false; error: ToolhostError } {
+  const firstKeyword = violations[0]?.keyword ?? 'schema';
+  const shown = violations.slice(0, MAX_ARGUMENT_VIOLATIONS);
+  const name = boundedName(toolName);
+  const lines = [
+    `argument validation failed for "${name}" (schema fingerprint ${fingerprint}; remote_dispatched=false)`,
+    ...shown.map((violation) => `- ${violation.path}: ${violation.keyword}; expected ${violation.expected}`),
+  ];
+  if (violations.length > shown.length) lines.push(`- (${violations.length - shown.length} more not shown)`);
+  if (wrapperHint) {
+    lines.push(
+      'Hint: the only key supplied is `arguments` and its contents match the schema; remove the redundant `arguments` wrapper and pass its contents directly.',
+    );
+  }
+  if (invocation.kind === 'capability') {
+    const id = boundedName(invocation.capabilityId);
+    lines.push(
+      `Put the parameters of "${name}" inside \`arguments\` of the use_capability call: use_capability(action="call", capability_id="${id}", arguments={...}). To see its schema, call use_capability(action="inspect", capability_id="${id}").`,
+    );
+  } else {
+    lines.push(`Put the parameters of "${name}" at the top level of the call's arguments object.`);
+  }
+  lines.push(
+    'Nothing was executed; correct the parameters and call again. Normal permission checks still apply.',
+  );
+  const message = capModelText(lines.join('\n'), 'ARGUMENT_VALIDATION: ');
+  return {
+    ok: false,
+    error: new ToolhostError({
+      code: 'ARGUMENT_VALIDATION',
+      message,
+      recovery: null,
+      signature: `argument_validation:${toolName}:${fingerprint}:${firstKeyword}`,
+      details: {
+        toolName,
+        schemaFingerprint: fingerprint,
+        remoteDispatched: false,
+        violations: shown.map(({ path, keyword }) => ({ path, keyword })),
+      },
+    }),
+  };
+}
+
+/** Cuts a message so `prefix + message` is at most 4096 UTF-8 bytes, ending in `[truncated]` when cut. */
+function capModelText(message: string, prefix: string): string {
+  const budget = MAX_ARGUMENT_ERROR_BYTES - Buffer.byteLength(prefix);
+  if (Buffer.byteLength(message) <= budget) return message;
+  const marker = '\n[truncated]';
+  const bytes = Buffer.from(message, 'utf8');
+  let end = budget - Buffer.byteLength(marker);
+  // Back off to the start of a UTF-8 character (continuation bytes are 10xxxxxx).
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8') + marker;
+}
+
+function boundedName(name: string): string {
+  return name.length > 128 ? `${name.slice(0, 125)}...` : name;
+}
+
+function boundedList(items: readonly unknown[], max = 256): string {
+  let out = '';
+  for (const item of items) {
+    const text = typeof item === 'string' ? item : JSON.stringify(item);
+    const piece = text.length > 64 ? `${text.slice(0, 61)}...` : text;
+    const next = out ? `${out}, ${piece}` : piece;
+    if (next.length > max) return `${out}, ...`;
+    out = next;
+  }
+  return out;
+}
+
+function describeBranch(schema: unknown): string {
+  if (!isJsonObject(schema)) return schema === false ? 'nothing' : 'any value';
+  if (typeof schema.type === 'string') return schema.type;
+  if (Array.isArray(schema.type)) return schema.type.join(' or ');
+  if ('const' in schema) return 'a constant';
+  if (Array.isArray(schema.enum)) return 'an enumerated value';
+  if ('$ref' in schema) return 'a referenced schema';
+  return 'a schema';
+}
+
+/** Turns ajv errors into value-free violations: combinator children folded into their parent, `required` merged. */
+function violationsOf(errors: readonly ErrorObject[]): ArgumentViolation[] {
+  const combinators = errors
+    .filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf')
+    .map((error) => `${error.schemaPath}/`);
+  const out: ArgumentViolation[] = [];
+  const requiredAt = new Map<
+    string,
+    { violation: { path: string; keyword: string; expected: string }; names: string[] }
+  >();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    if (combinators.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    const path = error.instancePath === '' ? '/' : error.instancePath;
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === 'required') {
+      const name = String(params.missingProperty);
+      const existing = requiredAt.get(path);
+      if (existing) {
+        existing.names.push(name);
+        existing.violation.expected = `required properties: ${boundedList(existing.names, 512)}`;
+      } else {
+        const violation = {
+          path,
+          keyword: 'required',
+          expected: `required properties: ${boundedList([name], 512)}`,
+        };
+        requiredAt.set(path, { violation, names: [name] });
+        out.push(violation);
+      }
+      continue;
+    }
+    out.push({ path, keyword: error.keyword, expected: expectationOf(error, params) });
+  }
+  return out;
+}
+
+function expectationOf(error: ErrorObject, params: Record<string, unknown>): string {
+  const schema = error.schema as unknown;
+  switch (error.keyword) {
+    case 'type':
+      return `type ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`;
+    case 'additionalProperties':
+      return `only declared properties; remove: ${boundedList([params.additionalProperty])}`;
+    case 'unevaluatedProperties':
+      return `only declared properties; remove: ${boundedList([params.unevaluatedProperty])}`;
+    case 'enum':
+      return `one of: ${boundedList(Array.isArray(params.allowedValues) ? params.allowedValues : [])}`;
+    case 'const':
+      return `the constant ${boundedList([params.allowedValue])}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `a number ${String(params.comparison)} ${String(params.limit)}`;
+    case 'multipleOf':
+      return `a multiple of ${String(params.multipleOf)}`;
+    case 'minLength':
+      return `at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `at most ${String(params.limit)} characters`;
+    case 'minItems':
+      return `at least ${String(params.limit)} items`;
+    case 'maxItems':
+      return `at most ${String(params.limit)} items`;
+    case 'minProperties':
+      return `at least ${String(params.limit)} properties`;
+    case 'maxProperties':
+      return `at most ${String(params.limit)} properties`;
+    case 'uniqueItems':
+      return 'items without duplicates';
+    case 'pattern':
+      return `a string matching the pattern ${boundedList([String(params.pattern)])}`;
+    case 'format':
+      return `a string in format ${String(params.format)}`;
+    case 'anyOf':
+    case 'oneOf': {
+      const branches = Array.isArray(schema) ? schema : [];
+      const kinds = boundedList([...new Set(branches.map(describeBranch))]);
+      const how = error.keyword === 'oneOf' ? 'exactly one' : 'at least one';
+      return `a value matching ${how} of ${branches.length} alternatives (${kinds})`;
+    }
+    case 'not':
+      return 'a value that does not match the excluded schema';
+    case 'dependentRequired':
+    case 'dependencies':
+      return `property ${boundedList([params.property])} also requires: ${boundedList([params.missingProperty])}`;
+    case 'propertyNames':
+      return `property names matching the schema (invalid: ${boundedList([params.propertyName])})`;
+    case 'contains':
+      return 'an array containing a matching item';
+    case 'false schema':
+      return 'no value here';
+    default:
+      return `a value satisfying "${error.keyword}"`;
+  }
+}
