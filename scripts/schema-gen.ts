@@ -4,11 +4,13 @@
  * TypeScript type it came from (`ArgumentSchema<T>`), so a tool's handler is typed by its schema.
  *
  *   tsx scripts/schema-gen.ts --types src/arguments.ts --out src/schemas.generated.ts [--check]
+ *   tsx scripts/schema-gen.ts --package packages/builtins [--check]
  *
+ * `--package DIR` handles every `DIR/src/<area>-arguments.ts`, writing `DIR/src/<area>-schemas.generated.ts`.
  * `--check` writes nothing and exits 1 when the committed file differs from what would be generated.
  * Packages call `generateSchemaModule` from a test so drift fails `pnpm test`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -72,6 +74,39 @@ export function generateSchemaModule(options: GenerateSchemaModuleOptions): stri
   return lines.join('\n');
 }
 
+/** One argument file of a package and the generated module it maps to. */
+export interface SchemaModulePair {
+  readonly typesFile: string;
+  readonly outFile: string;
+}
+
+/** The `src/<area>-arguments.ts` files of a package and their `src/<area>-schemas.generated.ts` outputs. */
+export function packageSchemaModules(packageDir: string): SchemaModulePair[] {
+  const src = resolve(packageDir, 'src');
+  return readdirSync(src)
+    .filter((name) => name.endsWith('-arguments.ts'))
+    .sort()
+    .map((name) => ({
+      typesFile: resolve(src, name),
+      outFile: resolve(src, name.replace(/-arguments\.ts$/, '-schemas.generated.ts')),
+    }));
+}
+
+/** The generated modules of a package that differ from what would be generated now (drift). */
+export function driftedSchemaModules(packageDir: string): string[] {
+  const drifted: string[] = [];
+  for (const pair of packageSchemaModules(packageDir)) {
+    let current = '';
+    try {
+      current = readFileSync(pair.outFile, 'utf8');
+    } catch {
+      // missing counts as drift
+    }
+    if (current !== generateSchemaModule(pair)) drifted.push(relative(resolve(packageDir), pair.outFile));
+  }
+  return drifted;
+}
+
 function exportedArgumentTypes(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
   const names: string[] = [];
@@ -88,6 +123,18 @@ function main(argv: readonly string[]): number {
     const index = argv.indexOf(flag);
     return index >= 0 ? argv[index + 1] : undefined;
   };
+  const packageDir = value('--package');
+  if (packageDir) {
+    if (argv.includes('--check')) {
+      const drifted = driftedSchemaModules(packageDir);
+      for (const file of drifted)
+        console.error(`${file} is out of date; regenerate it with \`pnpm gen:schemas\``);
+      return drifted.length === 0 ? 0 : 1;
+    }
+    for (const pair of packageSchemaModules(packageDir))
+      writeFileSync(pair.outFile, generateSchemaModule(pair));
+    return 0;
+  }
   const typesFile = value('--types');
   const outFile = value('--out');
   if (!typesFile || !outFile) {
