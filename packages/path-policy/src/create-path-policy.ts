@@ -1,0 +1,444 @@
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createPathPatternMatcher,
+  DEFAULT_PROTECTED_PATHS,
+  DEFAULT_SECRET_PATHS,
+} from './create-path-pattern-matcher.js';
+import { type PathPolicyError, pathError, quoteInput } from './path-policy-error.js';
+import {
+  absoluteDisplayPath,
+  HOST_CASE_SENSITIVE,
+  HOST_PLATFORM,
+  isSplitInside,
+  relativeSplitDisplay,
+  type SplitPath,
+  splitAbsolutePath,
+} from './path-syntax.js';
+import { resolveLexicalPath } from './resolve-lexical-path.js';
+import { resolveRealPath } from './resolve-real-path.js';
+
+/**
+ * How far file access reaches:
+ * - `none`: nothing (every path is refused);
+ * - `current_project`: the project root;
+ * - `allowed_roots`: the configured roots (relative inputs resolve against the first one);
+ * - `danger_full_access`: any path; relative inputs resolve against the project root.
+ */
+export type PathPolicyMode = 'none' | 'current_project' | 'allowed_roots' | 'danger_full_access';
+
+/** What a caller means to do with a path: protected paths refuse `write`; secret paths refuse all three. */
+export type PathAccess = 'read' | 'write' | 'list';
+
+/** Options of {@link createPathPolicy}. */
+export interface PathPolicyOptions {
+  /** How far access reaches. */
+  readonly mode: PathPolicyMode;
+  /** The project root; required for `current_project` and `danger_full_access`. Must be an existing directory. */
+  readonly root?: string;
+  /** The roots of `allowed_roots` (the first is the base for relative inputs); extra roots in `danger_full_access`. Default `[]`. */
+  readonly allowedRoots?: readonly string[];
+  /** Write-protected patterns (see {@link createPathPatternMatcher}). Default {@link DEFAULT_PROTECTED_PATHS}; `[]` turns them off. */
+  readonly protectedPaths?: readonly string[];
+  /** Secret patterns, refused for every access. Default {@link DEFAULT_SECRET_PATHS}; `[]` turns them off. */
+  readonly secretPaths?: readonly string[];
+  /** Compare names case-sensitively. Default: false on Windows and macOS, true elsewhere; set it to match the volume. */
+  readonly caseSensitive?: boolean;
+  /** Longest accepted input, in UTF-8 bytes. Default 4096. */
+  readonly maxPathLength?: number;
+}
+
+/** Options of {@link PathPolicy.resolve}. */
+export interface ResolvePathOptions {
+  /** What the caller will do with the path. */
+  readonly access: PathAccess;
+  /** Treat an empty or blank input like a missing one (`.`), for tools whose path argument is optional. Default false. */
+  readonly optional?: boolean;
+}
+
+/** A resolved path, or why it was refused. */
+export type ResolvePathResult =
+  | {
+      ok: true;
+      /** The real absolute path to open: no symbolic links; for a missing target, where it would be created. */
+      path: string;
+      /** What to show the model: relative to the project root (first root) with `/`, `.` for the root itself. */
+      displayPath: string;
+      /** Whether the target existed when it was resolved. */
+      exists: boolean;
+    }
+  | { ok: false; error: PathPolicyError };
+
+/** A configured path policy. Create it with {@link createPathPolicy}; it is immutable and synchronous. */
+export interface PathPolicy {
+  /** The configured mode. */
+  readonly mode: PathPolicyMode;
+  /** The real (realpath-ed) absolute roots, the base first; `[]` for `none`. */
+  readonly roots: readonly string[];
+  /** The write-protected patterns in effect (for re-binding them read-only in a shell sandbox). */
+  readonly protectedPatterns: readonly string[];
+  /** The secret patterns in effect (`!` entries are exceptions). */
+  readonly secretPatterns: readonly string[];
+  /** Whether names compare case-sensitively. */
+  readonly caseSensitive: boolean;
+  /**
+   * Resolves a path argument to a real path and decides whether `access` is allowed (requirements
+   * PP-IN, PP-MODE, PP-REAL, PP-PROT, PP-DISP, PP-MSG). Never throws.
+   *
+   * Error codes: `PATH_INVALID` (not a string, NUL byte, empty, too long, a symbolic-link loop, an
+   * unusable Windows form, a missing `~` path), `PATH_OUTSIDE_ROOT` (outside every root, directly or
+   * through a symbolic link; mode `none`; no roots), `PATH_PROTECTED` (protected for write, secret
+   * for any access), `FS_ACCESS_DENIED` (a directory on the way cannot be searched).
+   */
+  resolve(input: string | undefined, options: ResolvePathOptions): ResolvePathResult;
+  /** The display path of an already resolved real path (pure string work; no disk access). */
+  displayPathOf(realPath: string): string;
+  /** Whether a real absolute path is one of the roots or below one (pure; by whole names). */
+  contains(realPath: string): boolean;
+  /**
+   * Whether `access` to a real absolute path is refused by a protected or secret pattern (pure).
+   * When walking a tree, check an entry's own path and, for a symbolic link, its real path too.
+   */
+  isProtected(realPath: string, access: PathAccess): boolean;
+  /** The whole decision of {@link PathPolicy.resolve} for an already resolved real path (pure): mode, containment, protection. */
+  allows(realPath: string, access: PathAccess): boolean;
+  /**
+   * The writer's re-check, to call immediately before creating, opening or renaming onto a path that
+   * {@link PathPolicy.resolve} returned (requirement PP-WRITE).
+   *
+   * Guarantees at the moment it returns `ok`: the path is absolute and normalised; it is allowed for
+   * `write` (mode, containment, protection); its deepest existing directory realpath-s to itself, so
+   * no directory on the way is (any longer) a symbolic link; the first missing name below that
+   * directory, if any, does not exist even as a link; the final name is not a symbolic link (it is
+   * missing or a file or directory). It cannot hold the file system still: the writer must still open
+   * new files with `O_CREAT | O_EXCL` (and `O_NOFOLLOW` where it exists) and replace with `rename`,
+   * which never follows the final name. A swap of a directory in the microseconds between this check
+   * and the system call remains possible; Node has no `openat`/`renameat` to close it.
+   *
+   * Error codes: those of `resolve`, and `PATH_INVALID` with reason `changed_since_check` when the
+   * tree changed (the writer should report it and write nothing) or `not_canonical` for a path that
+   * did not come from `resolve`.
+   */
+  verifyWriteTarget(realPath: string): ResolvePathResult;
+}
+
+// `~`, `~/x`, `~user/x`: forms a shell would expand. A bare `~name` is an ordinary file name.
+const TILDE_FORM = /^~(?:$|[\\/]|[A-Za-z0-9._-]+[\\/])/;
+
+function realRoot(root: string, label: string): string {
+  if (typeof root !== 'string' || root.trim() === '' || root.includes('\u0000')) {
+    throw new TypeError(`path policy: ${label} must be a non-empty path string`);
+  }
+  let real: string;
+  try {
+    real = realpathSync.native(path.resolve(root));
+  } catch (error) {
+    throw new Error(`path policy: ${label} ${JSON.stringify(root)} cannot be resolved`, { cause: error });
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new Error(`path policy: ${label} ${JSON.stringify(root)} is not a directory`);
+  }
+  return real;
+}
+
+function configuredRoots(options: PathPolicyOptions): string[] {
+  const extra = options.allowedRoots ?? [];
+  if (!Array.isArray(extra)) throw new TypeError('path policy: allowedRoots must be an array of paths');
+  const needsRoot = options.mode === 'current_project' || options.mode === 'danger_full_access';
+  if (needsRoot && options.root === undefined) {
+    throw new TypeError(`path policy: mode ${options.mode} needs a root`);
+  }
+  let roots: string[];
+  switch (options.mode) {
+    case 'none':
+      return [];
+    case 'current_project':
+      roots = [realRoot(options.root!, 'root')];
+      break;
+    case 'danger_full_access':
+      roots = [realRoot(options.root!, 'root'), ...extra.map((root) => realRoot(root, 'allowed root'))];
+      break;
+    case 'allowed_roots':
+      roots = extra.map((root) => realRoot(root, 'allowed root'));
+      break;
+    default:
+      throw new TypeError(`path policy: unknown mode ${JSON.stringify(options.mode)}`);
+  }
+  return [...new Set(roots)];
+}
+
+/**
+ * Creates a path policy: path resolution and confinement on real paths.
+ *
+ * Roots are realpath-ed once, here. Defaults: protected {@link DEFAULT_PROTECTED_PATHS}, secrets
+ * {@link DEFAULT_SECRET_PATHS}, case sensitivity from the host, a 4096-byte input limit.
+ * Throws (configuration errors, never for a path argument): a `TypeError` for a missing root, an
+ * unknown mode or an invalid pattern; an `Error` when a root does not exist or is not a directory.
+ */
+export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
+  const mode = options.mode;
+  const roots = Object.freeze(configuredRoots(options));
+  const caseSensitive = options.caseSensitive ?? HOST_CASE_SENSITIVE;
+  const platform = HOST_PLATFORM;
+  const protectedMatcher = createPathPatternMatcher(options.protectedPaths ?? DEFAULT_PROTECTED_PATHS, {
+    caseSensitive,
+  });
+  const secretMatcher = createPathPatternMatcher(options.secretPaths ?? DEFAULT_SECRET_PATHS, {
+    caseSensitive,
+  });
+  const maxPathLength = options.maxPathLength ?? 4096;
+  const splitRoots = roots.map((root) => splitAbsolutePath(root, platform));
+  const base = splitRoots[0];
+  const scope = mode === 'allowed_roots' ? 'the allowed roots' : 'the project root';
+  const remedy =
+    mode === 'allowed_roots'
+      ? 'Use a path inside one of the allowed roots.'
+      : 'Use a path relative to the project root.';
+
+  function containingRoots(target: SplitPath): SplitPath[] {
+    return splitRoots.filter((root) => isSplitInside(root, target, caseSensitive));
+  }
+
+  function displayOf(target: SplitPath): string {
+    if (base === undefined) return absoluteDisplayPath(target);
+    if (mode === 'danger_full_access' && containingRoots(target).length === 0)
+      return absoluteDisplayPath(target);
+    // Relative to the base root, `../` for other roots: unambiguous, and it resolves back to the same path.
+    return relativeSplitDisplay(base, target, caseSensitive) ?? absoluteDisplayPath(target);
+  }
+
+  /** The strings patterns are matched against: the path relative to each root holding it, else its names. */
+  function subjectsOf(target: SplitPath): Array<[string, boolean]> {
+    const subjects: Array<[string, boolean]> = [];
+    for (const root of containingRoots(target)) {
+      const names = target.segments.slice(root.segments.length);
+      subjects.push([names.length === 0 ? '.' : names.join('/'), true]);
+    }
+    if (subjects.length === 0) subjects.push([target.segments.join('/'), false]);
+    return subjects;
+  }
+
+  function protectionOf(
+    targets: readonly SplitPath[],
+    access: PathAccess,
+  ): { kind: 'secret' | 'protected'; pattern: string } | undefined {
+    for (const target of targets) {
+      for (const [subject, relative] of subjectsOf(target)) {
+        const secret = secretMatcher.match(subject, relative);
+        if (secret !== undefined) return { kind: 'secret', pattern: secret };
+        if (access === 'write') {
+          const guarded = protectedMatcher.match(subject, relative);
+          if (guarded !== undefined) return { kind: 'protected', pattern: guarded };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  function refuseNoAccess(shown: string): { ok: false; error: PathPolicyError } {
+    if (mode === 'none') {
+      return pathError(
+        'PATH_OUTSIDE_ROOT',
+        'no_access',
+        `Path ${shown} was refused: this tool has no file system access (path access "none").`,
+      );
+    }
+    return pathError(
+      'PATH_OUTSIDE_ROOT',
+      'no_roots',
+      `Path ${shown} was refused: no allowed roots are configured, so no path is accessible.`,
+    );
+  }
+
+  /** The decision on a real path; `lexical` is the path as named before links were resolved. */
+  function decide(
+    realPath: string,
+    real: SplitPath,
+    lexical: SplitPath | undefined,
+    access: PathAccess,
+    shown: string,
+    exists: boolean,
+  ): ResolvePathResult {
+    if (mode !== 'danger_full_access' && containingRoots(real).length === 0) {
+      if (lexical !== undefined && containingRoots(lexical).length > 0) {
+        return pathError(
+          'PATH_OUTSIDE_ROOT',
+          'symlink_outside_root',
+          `Path ${shown} resolves through a symbolic link to a location outside ${scope}, which file tools may not use. ${remedy}`,
+        );
+      }
+      return pathError(
+        'PATH_OUTSIDE_ROOT',
+        'outside_root',
+        `Path ${shown} is outside ${scope}; file tools may only use paths inside it. ${remedy}`,
+      );
+    }
+    // The name as given counts too: a link named `.env` is a secret whatever it points at.
+    const protection = protectionOf(lexical === undefined ? [real] : [real, lexical], access);
+    if (protection?.kind === 'secret') {
+      return pathError(
+        'PATH_PROTECTED',
+        'secret',
+        `Path ${shown} is a secret file (it matches the secret pattern ${JSON.stringify(protection.pattern)}); it cannot be read, listed or written. Choose another file.`,
+      );
+    }
+    if (protection?.kind === 'protected') {
+      return pathError(
+        'PATH_PROTECTED',
+        'protected',
+        `Path ${shown} is protected (it matches ${JSON.stringify(protection.pattern)}); it can be read but not written. Choose another target.`,
+      );
+    }
+    return { ok: true, path: realPath, displayPath: displayOf(real), exists };
+  }
+
+  function resolve(input: string | undefined, resolveOptions: ResolvePathOptions): ResolvePathResult {
+    const access = resolveOptions.access;
+    let given: unknown = input;
+    if (
+      given === undefined ||
+      (resolveOptions.optional === true && typeof given === 'string' && given.trim() === '')
+    ) {
+      given = '.';
+    }
+    const shown = typeof given === 'string' ? quoteInput(given) : 'value';
+    if (base === undefined) return refuseNoAccess(shown);
+    const lexical = resolveLexicalPath(given, { base: roots[0]!, platform, maxPathLength });
+    if (!lexical.ok) return lexical;
+    const real = resolveRealPath(lexical.path);
+    if (!real.ok) {
+      switch (real.reason) {
+        case 'symlink_loop':
+          return pathError(
+            'PATH_INVALID',
+            'symlink_loop',
+            `Path ${shown} cannot be resolved: it runs into a loop of symbolic links (ELOOP). Use another path.`,
+          );
+        case 'too_long':
+          return pathError(
+            'PATH_INVALID',
+            'too_long',
+            `Path ${shown} is too long for the file system once joined to its root (ENAMETOOLONG). Use a shorter path.`,
+          );
+        case 'access_denied':
+          return pathError(
+            'FS_ACCESS_DENIED',
+            'access_denied',
+            `Path ${shown} cannot be resolved: the operating system denied access to a directory on the way. Choose a path this user can access.`,
+          );
+        default:
+          return pathError(
+            'PATH_INVALID',
+            'unresolvable',
+            `Path ${shown} cannot be resolved (${real.errno}). Use another path.`,
+          );
+      }
+    }
+    if (!real.exists && typeof given === 'string' && TILDE_FORM.test(given)) {
+      return pathError(
+        'PATH_INVALID',
+        'tilde_not_expanded',
+        `Path ${shown} does not exist: "~" is not expanded to a home directory here. Pass a path relative to the project root.`,
+      );
+    }
+    return decide(
+      real.path,
+      splitAbsolutePath(real.path, platform),
+      splitAbsolutePath(lexical.path, platform),
+      access,
+      shown,
+      real.exists,
+    );
+  }
+
+  function isProtected(realPath: string, access: PathAccess): boolean {
+    return protectionOf([splitAbsolutePath(realPath, platform)], access) !== undefined;
+  }
+
+  function allows(realPath: string, access: PathAccess): boolean {
+    if (base === undefined) return false;
+    const target = splitAbsolutePath(realPath, platform);
+    if (mode !== 'danger_full_access' && containingRoots(target).length === 0) return false;
+    return protectionOf([target], access) === undefined;
+  }
+
+  function verifyWriteTarget(realPath: string): ResolvePathResult {
+    if (typeof realPath !== 'string' || !path.isAbsolute(realPath) || path.resolve(realPath) !== realPath) {
+      return pathError(
+        'PATH_INVALID',
+        'not_canonical',
+        'The write target is not an absolute, normalised path returned by the path policy; nothing was written.',
+      );
+    }
+    const target = splitAbsolutePath(realPath, platform);
+    const shown = JSON.stringify(displayOf(target));
+    if (base === undefined) return refuseNoAccess(shown);
+    const decision = decide(realPath, target, undefined, 'write', shown, false);
+    if (!decision.ok) return decision;
+    const changed = (what: string) =>
+      pathError(
+        'PATH_INVALID',
+        'changed_since_check',
+        `Path ${shown} changed after it was checked (${what}); nothing was written. Resolve the path again.`,
+      );
+    // Walk up to the deepest existing directory; it must be its own real path.
+    let directory = path.dirname(realPath);
+    let firstMissing: string | undefined;
+    for (;;) {
+      let real: string | undefined;
+      try {
+        real = realpathSync.native(directory);
+      } catch (error) {
+        const errno = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+        if (errno !== 'ENOENT' && errno !== 'ENOTDIR')
+          return changed(`a directory on the way cannot be resolved: ${errno}`);
+      }
+      if (real !== undefined) {
+        const same = caseSensitive ? real === directory : real.toLowerCase() === directory.toLowerCase();
+        if (!same) return changed('a directory on the way is now a symbolic link');
+        break;
+      }
+      const parent = path.dirname(directory);
+      if (parent === directory) return changed('no directory on the way exists');
+      firstMissing = directory;
+      directory = parent;
+    }
+    if (firstMissing !== undefined && lstatExists(firstMissing)) {
+      return changed('a missing directory on the way is now a symbolic link');
+    }
+    let exists = false;
+    try {
+      const stats = lstatSync(realPath);
+      if (stats.isSymbolicLink()) return changed('the final name is now a symbolic link');
+      exists = true;
+    } catch (error) {
+      const errno = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+      if (errno !== 'ENOENT' && errno !== 'ENOTDIR')
+        return changed(`the target cannot be inspected: ${errno}`);
+    }
+    return { ok: true, path: realPath, displayPath: displayOf(target), exists };
+  }
+
+  return Object.freeze({
+    mode,
+    roots,
+    protectedPatterns: protectedMatcher.patterns,
+    secretPatterns: secretMatcher.patterns,
+    caseSensitive,
+    resolve,
+    displayPathOf: (realPath: string) => displayOf(splitAbsolutePath(realPath, platform)),
+    contains: (realPath: string) => containingRoots(splitAbsolutePath(realPath, platform)).length > 0,
+    isProtected,
+    allows,
+    verifyWriteTarget,
+  });
+}
+
+function lstatExists(target: string): boolean {
+  try {
+    lstatSync(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
