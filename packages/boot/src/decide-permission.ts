@@ -1,0 +1,180 @@
+import type { ToolAnnotations, ToolCategory, ToolGroup, ToolSource } from '@toolhost/contracts';
+import type { PermissionRules } from './permission-rules.js';
+
+/** The sandbox axis of a run policy. */
+export type SandboxMode = 'read_only' | 'workspace_write' | 'danger_full_access';
+/** The approval axis of a run policy (`never` = never ask a person; it never bypasses a boundary). */
+export type ApprovalPolicy = 'strict' | 'on_request' | 'never';
+
+/** Who or what made a permission decision. */
+export type PermissionSource =
+  | 'sandbox'
+  | 'path_policy'
+  | 'rule'
+  | 'policy'
+  | 'annotation'
+  | 'config'
+  | 'user'
+  | 'host';
+
+/** The facts about a tool the permission step uses. */
+export interface PermissionToolFacts {
+  readonly name: string;
+  readonly source: ToolSource;
+  readonly group: ToolGroup;
+  readonly category: ToolCategory;
+  readonly annotations: ToolAnnotations;
+  /**
+   * Installation trust: a configured MCP server's tools that do not declare themselves destructive
+   * are allowed without asking (the user trusted the server by configuring it). Never set in a
+   * `read_only` run for tools, see the README.
+   */
+  readonly trusted?: boolean;
+}
+
+/** The input of {@link decidePermission}. */
+export interface PermissionRequest {
+  readonly tool: PermissionToolFacts;
+  readonly sandbox: SandboxMode;
+  readonly approval: ApprovalPolicy;
+  readonly rules?: PermissionRules;
+  /** The text argument rules match (the shell command). */
+  readonly subject?: string;
+  /** A path-policy refusal for one of the call's targets, computed after the sandbox step. */
+  readonly pathDenial?: {
+    readonly code: string;
+    readonly message: string;
+    readonly argument: string;
+  };
+}
+
+/** The outcome of the permission step. Only a deny carries an error code. */
+export type PermissionDecision =
+  | {
+      readonly type: 'allow';
+      readonly source: PermissionSource;
+      readonly reason: string;
+      readonly rule?: string;
+    }
+  | {
+      readonly type: 'ask';
+      readonly source: PermissionSource;
+      readonly reason: string;
+      readonly rule?: string;
+    }
+  | {
+      readonly type: 'deny';
+      readonly source: PermissionSource;
+      readonly reason: string;
+      readonly code: string;
+      readonly rule?: string;
+    };
+
+/**
+ * The sandbox step alone: whether the run's sandbox refuses this kind of tool outright. In a
+ * `read_only` run a tool that writes (category `write`, the editing group, `readOnly: false` or
+ * `destructive: true`) is refused with `PERMISSION_DENIED`, except shell tools, which run inside the
+ * read-only OS sandbox. Nothing else is refused here.
+ */
+export function sandboxDenial(
+  tool: PermissionToolFacts,
+  sandbox: SandboxMode,
+): Extract<PermissionDecision, { type: 'deny' }> | undefined {
+  if (sandbox !== 'read_only' || tool.category === 'shell') return undefined;
+  const writes =
+    tool.category === 'write' ||
+    tool.group === 'editing_builtins' ||
+    tool.annotations.readOnly === false ||
+    tool.annotations.destructive === true;
+  if (!writes) return undefined;
+  return {
+    type: 'deny',
+    source: 'sandbox',
+    code: 'PERMISSION_DENIED',
+    reason: `"${tool.name}" can modify files or state, which this run does not allow (sandbox read_only)`,
+  };
+}
+
+/**
+ * Decides one call. Pure: no I/O, no prompts, the same answer for the same input. The order is
+ * fixed (inspectable-harness-notes §5.3, with the sandbox checked before anything else):
+ *
+ * 1. sandbox: a writer in a `read_only` run → deny `PERMISSION_DENIED` (whatever the surface);
+ * 2. path policy: a refused target → deny with the policy's code (final, also under `never`);
+ * 3. configured rules on the exact tool name: `deny` → deny `APPROVAL_DENIED`, then `ask`, then `allow`;
+ * 4. writers (category `write`): `strict` → ask, otherwise allow (source `policy`);
+ * 5. shell inside an OS sandbox (`read_only`, `workspace_write`): `strict` → ask, otherwise allow
+ *    (source `sandbox`); under `danger_full_access` the shell falls through to its annotations;
+ * 6. approval `never` → allow;
+ * 7. safe annotations (`readOnly: true`, `openWorld: false`, not destructive) → allow (source `annotation`);
+ * 8. `strict` → ask;
+ * 9. installation trust (configured MCP, not declared destructive) → allow (source `config`);
+ * 10. risky annotations (`destructive` or `openWorld`) → ask; 11. anything else (unknown) → ask.
+ */
+export function decidePermission(request: PermissionRequest): PermissionDecision {
+  const { tool, sandbox, approval } = request;
+  const denied = sandboxDenial(tool, sandbox);
+  if (denied) return denied;
+  if (request.pathDenial) {
+    return {
+      type: 'deny',
+      source: 'path_policy',
+      code: request.pathDenial.code,
+      reason: request.pathDenial.message,
+    };
+  }
+  const rule = request.rules?.match(tool.name, request.subject);
+  if (rule?.effect === 'deny') {
+    return {
+      type: 'deny',
+      source: 'rule',
+      code: 'APPROVAL_DENIED',
+      rule: rule.rule,
+      reason: `the configured rule deny "${rule.rule}" refuses this call`,
+    };
+  }
+  if (rule?.effect === 'ask') {
+    return { type: 'ask', source: 'rule', rule: rule.rule, reason: `the configured rule ask "${rule.rule}"` };
+  }
+  if (rule?.effect === 'allow') {
+    return {
+      type: 'allow',
+      source: 'rule',
+      rule: rule.rule,
+      reason: `the configured rule allow "${rule.rule}"`,
+    };
+  }
+  if (tool.category === 'write') {
+    return approval === 'strict'
+      ? { type: 'ask', source: 'policy', reason: 'approval strict asks before every write' }
+      : { type: 'allow', source: 'policy', reason: `sandbox ${sandbox} allows writes inside its roots` };
+  }
+  if (tool.category === 'shell' && sandbox !== 'danger_full_access') {
+    return approval === 'strict'
+      ? { type: 'ask', source: 'policy', reason: 'approval strict asks before every command' }
+      : { type: 'allow', source: 'sandbox', reason: `the command runs inside the ${sandbox} OS sandbox` };
+  }
+  if (approval === 'never')
+    return { type: 'allow', source: 'policy', reason: 'approval never allows the rest' };
+  const { readOnly, destructive, openWorld } = tool.annotations;
+  if (readOnly === true && openWorld === false && destructive !== true) {
+    return { type: 'allow', source: 'annotation', reason: 'the tool is read-only and closed-world' };
+  }
+  if (approval === 'strict')
+    return { type: 'ask', source: 'policy', reason: 'approval strict asks before this call' };
+  if (tool.trusted && destructive !== true) {
+    return {
+      type: 'allow',
+      source: 'config',
+      reason: 'a configured server that is not declared destructive',
+    };
+  }
+  if (destructive === true || openWorld === true) {
+    return { type: 'ask', source: 'annotation', reason: 'the tool is declared destructive or open-world' };
+  }
+  return {
+    type: 'ask',
+    source: 'annotation',
+    reason: 'the tool does not declare itself safe (annotations incomplete)',
+  };
+}

@@ -1,0 +1,114 @@
+import type {
+  ContentBlock,
+  ErrorCode,
+  ErrorDetails,
+  ToolAnnotations,
+  ToolCategory,
+  ToolGroup,
+  ToolInvocation,
+  ToolSource,
+} from '@toolhost/contracts';
+import type {
+  ApprovalPolicy,
+  PermissionDecision,
+  PermissionSource,
+  SandboxMode,
+} from './decide-permission.js';
+
+/** One tool call as the model proposed it. */
+export interface ToolCall {
+  /** The provider's call id; generated (`call_<n>`) when missing. */
+  readonly id?: string;
+  readonly name: string;
+  /** An object, a JSON string, or empty / `null` (meaning `{}`). */
+  readonly arguments?: unknown;
+}
+
+/** Options of {@link Host.dispatch} and {@link Host.dispatchBatch}. */
+export interface DispatchOptions {
+  /** Cancels the calls still running (reported as `ABORTED`). */
+  readonly signal?: AbortSignal;
+}
+
+/** The error part of a dispatch result: `message` is the model text without the code (`cause; recovery`). */
+export interface DispatchError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: ErrorDetails;
+}
+
+/**
+ * The outcome of one call: exactly what a session line needs. `output` is the model-visible text
+ * (for a failure, `CODE: cause; recovery` followed by any output the tool produced), at most 32 KiB.
+ */
+export interface DispatchResult {
+  readonly id: string;
+  /** The name as called. */
+  readonly name: string;
+  /** The tool it resolved to, or `null` when it did not resolve. */
+  readonly toolName: string | null;
+  readonly status: 'ok' | 'error';
+  readonly output: string;
+  /** The model-visible blocks: the shaped text first (when any), then images and links as the tool returned them. */
+  readonly content: readonly ContentBlock[];
+  readonly error: DispatchError | null;
+  /** Set when the result was truncated and its full body kept for `session:tool_result`. */
+  readonly resultRef: string | null;
+  readonly truncated: boolean;
+  /** The tool's value-free details (sizes, ids, statuses), for hosts and audits, never for the model. */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** Third-party text the model must not treat as instructions. */
+  readonly untrusted?: boolean;
+  /** The storm breaker's advisory guidance, on a single dispatch (a batch carries it on the batch). */
+  readonly notice?: string;
+  /** The permission decision, when the call got that far. */
+  readonly permission?: PermissionDecision;
+  readonly durationMs: number;
+}
+
+/** The outcome of one assistant turn's calls, in the model's order. */
+export interface BatchResult {
+  readonly results: readonly DispatchResult[];
+  /** The storm breaker's advisory guidance, when it speaks. */
+  readonly notice?: string;
+}
+
+/** A path a call touches, after the path policy resolved it. */
+export interface ResolvedPathTarget {
+  readonly argument: string;
+  /** The real path the policy resolved. */
+  readonly path: string;
+  /** The path as shown to people and the model (root-relative where possible). */
+  readonly displayPath: string;
+  readonly access: 'read' | 'write' | 'list';
+}
+
+/** What a person is asked to approve. */
+export interface ApprovalRequest {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly source: ToolSource;
+  readonly group: ToolGroup;
+  readonly category: ToolCategory;
+  readonly annotations: ToolAnnotations;
+  readonly invocation: ToolInvocation;
+  readonly sandbox: SandboxMode;
+  readonly approval: ApprovalPolicy;
+  /** Why the call needs approval. */
+  readonly reason: string;
+  readonly decisionSource: PermissionSource;
+  readonly rule?: string;
+  /** What argument rules match (the shell command), for "always allow" prompts. */
+  readonly subject?: string;
+  /** A short human preview of the action (may quote arguments: it is for the person, never logged). */
+  readonly preview?: string;
+  readonly paths: readonly ResolvedPathTarget[];
+  /** Fires when the approval times out or the call is cancelled. */
+  readonly signal: AbortSignal;
+}
+
+/** A person's answer: `true` / `false`, or with a reason that the model sees on a denial. */
+export type ApprovalAnswer = boolean | { readonly approved: boolean; readonly reason?: string };
+
+/** A host's way to ask a person. */
+export type ApproveCallback = (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;

@@ -1,0 +1,63 @@
+export {
+  type AuditEvent,
+  type AuditEventType,
+  type AuditLog,
+  type AuditLogOptions,
+  createAuditLog,
+} from './audit-log.js';
+export { closeNames } from './close-names.js';
+export {
+  type ApprovalPolicy,
+  decidePermission,
+  type PermissionDecision,
+  type PermissionRequest,
+  type PermissionSource,
+  type PermissionToolFacts,
+  type SandboxMode,
+  sandboxDenial,
+} from './decide-permission.js';
+export {
+  CONFIG_FILE_NAME,
+  EMPTY_HOST_CONFIG,
+  type HostConfig,
+  type HostConfigDefaults,
+  loadHostConfig,
+  type McpServerConfig,
+  parseHostConfig,
+  type SurfaceProfile,
+} from './parse-host-config.js';
+export {
+  createPermissionRules,
+  type PermissionRule,
+  type PermissionRuleEffect,
+  type PermissionRuleLists,
+  type PermissionRuleMatch,
+  type PermissionRules,
+  parsePermissionRule,
+} from './permission-rules.js';
+export { ABORT_GRACE_MS, type RunToolOptions, type RunToolOutcome, runTool } from './run-tool.js';
+export {
+  type HostPlatform,
+  LEAN_SURFACE_TOOLS,
+  type SelectSurfaceOptions,
+  selectSurface,
+  shellToolName,
+  USE_CAPABILITY,
+} from './select-surface.js';
+export {
+  MAX_MODEL_RESULT_BYTES,
+  RESULT_BUDGETS,
+  type ResultStore,
+  type ShapedResultText,
+  type ShapeResultOptions,
+  type StoredResult,
+  shapeResultText,
+} from './shape-result.js';
+export {
+  createStormBreaker,
+  type StormBreaker,
+  type StormBreakerOptions,
+  type StormNotice,
+  type StormOutcome,
+  stormCategory,
+} from './storm-breaker.js';

@@ -1,0 +1,301 @@
+import { readFileSync } from 'node:fs';
+import { err, isJsonObject, type JsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
+import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { parsePermissionRule } from './permission-rules.js';
+
+/** The name of the configuration file looked up in the root. */
+export const CONFIG_FILE_NAME = 'toolhost.config.json';
+
+/** Which built-ins go on the provider surface. */
+export type SurfaceProfile = 'lean' | 'full';
+
+/**
+ * One MCP server in the format Claude Desktop and Cursor use: `command` (+ `args`, `env`, `cwd`)
+ * for stdio, or `url` (+ `headers`, `type`) for Streamable HTTP / SSE. Other keys are kept for the
+ * capability proxy (for example `disabled`).
+ */
+export type McpServerConfig = JsonObject &
+  (
+    | {
+        readonly command: string;
+        readonly args?: string[];
+        readonly env?: Record<string, string>;
+        readonly cwd?: string;
+      }
+    | { readonly url: string; readonly headers?: Record<string, string>; readonly type?: string }
+  );
+
+/** Defaults a configuration may set; explicit host options win over them. */
+export interface HostConfigDefaults {
+  readonly sandbox?: SandboxMode;
+  readonly approval?: ApprovalPolicy;
+  readonly surface?: SurfaceProfile;
+  /** How long an approval may wait for a person, in ms; default 120000. */
+  readonly approvalTimeoutMs?: number;
+}
+
+/** A validated `toolhost.config.json`. */
+export interface HostConfig {
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  readonly permissions: {
+    readonly allow: readonly string[];
+    readonly ask: readonly string[];
+    readonly deny: readonly string[];
+  };
+  /** Extra protected paths (glob patterns relative to the root), added to the built-in ones. */
+  readonly protectedPaths: readonly string[];
+  /** Extra secret paths (never read into context), added to the built-in ones. */
+  readonly secretPaths: readonly string[];
+  /** Extra roots the run may access besides the project root. */
+  readonly allowedRoots: readonly string[];
+  readonly defaults: HostConfigDefaults;
+  /** Write the JSONL audit log: `true` for `<state dir>/audit.jsonl`, or a path. */
+  readonly audit?: boolean | string;
+}
+
+/** An empty configuration (what a missing default file means). */
+export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
+  mcpServers: {},
+  permissions: { allow: [], ask: [], deny: [] },
+  protectedPaths: [],
+  secretPaths: [],
+  allowedRoots: [],
+  defaults: {},
+});
+
+const TOP_LEVEL = new Set([
+  '$schema',
+  'mcpServers',
+  'permissions',
+  'protectedPaths',
+  'secretPaths',
+  'allowedRoots',
+  'defaults',
+  'audit',
+]);
+const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
+const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
+const SURFACES: readonly SurfaceProfile[] = ['lean', 'full'];
+const MCP_TYPES = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'];
+
+function invalid(source: string, field: string, problem: string): ToolhostError {
+  return new ToolhostError({
+    code: 'CONFIG_INVALID',
+    message: `${source}: ${field}: ${problem}`,
+    details: { source, field },
+  });
+}
+
+/**
+ * Validates a parsed configuration. Every failure is `CONFIG_INVALID` naming the file and the field
+ * (`permissions.allow[2]`, `mcpServers.github.command` ...). Unknown top-level fields are refused,
+ * because a misspelt `permisions` would otherwise silently drop the rules.
+ */
+export function parseHostConfig(
+  value: unknown,
+  source = CONFIG_FILE_NAME,
+): Result<HostConfig, ToolhostError> {
+  if (!isJsonObject(value)) return err(invalid(source, '(root)', 'expected a JSON object'));
+  for (const key of Object.keys(value)) {
+    if (!TOP_LEVEL.has(key)) {
+      return err(
+        invalid(
+          source,
+          key,
+          `unknown field; expected one of ${[...TOP_LEVEL].filter((k) => k !== '$schema').join(', ')}`,
+        ),
+      );
+    }
+  }
+  const servers: Record<string, McpServerConfig> = {};
+  if (value.mcpServers !== undefined) {
+    if (!isJsonObject(value.mcpServers))
+      return err(invalid(source, 'mcpServers', 'expected an object of servers'));
+    for (const [name, server] of Object.entries(value.mcpServers)) {
+      const checked = checkServer(source, name, server);
+      if (!checked.ok) return checked;
+      servers[name] = checked.value;
+    }
+  }
+  const permissions = { allow: [] as string[], ask: [] as string[], deny: [] as string[] };
+  if (value.permissions !== undefined) {
+    if (!isJsonObject(value.permissions)) {
+      return err(invalid(source, 'permissions', 'expected an object with allow, ask and deny lists'));
+    }
+    for (const key of Object.keys(value.permissions)) {
+      if (key !== 'allow' && key !== 'ask' && key !== 'deny') {
+        return err(invalid(source, `permissions.${key}`, 'unknown field; expected allow, ask or deny'));
+      }
+      const list = value.permissions[key];
+      if (!Array.isArray(list))
+        return err(invalid(source, `permissions.${key}`, 'expected an array of rules'));
+      for (const [index, rule] of list.entries()) {
+        const parsed = parsePermissionRule(rule);
+        if (!parsed.ok) return err(invalid(source, `permissions.${key}[${index}]`, parsed.error));
+        permissions[key].push(parsed.value.text);
+      }
+    }
+  }
+  const lists: Record<'protectedPaths' | 'secretPaths' | 'allowedRoots', string[]> = {
+    protectedPaths: [],
+    secretPaths: [],
+    allowedRoots: [],
+  };
+  for (const key of ['protectedPaths', 'secretPaths', 'allowedRoots'] as const) {
+    const list = value[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return err(invalid(source, key, 'expected an array of path strings'));
+    for (const [index, item] of list.entries()) {
+      if (typeof item !== 'string' || item.trim() === '' || item.includes('\u0000')) {
+        return err(invalid(source, `${key}[${index}]`, 'expected a non-empty path string'));
+      }
+      lists[key].push(item);
+    }
+  }
+  const defaults: {
+    sandbox?: SandboxMode;
+    approval?: ApprovalPolicy;
+    surface?: SurfaceProfile;
+    approvalTimeoutMs?: number;
+  } = {};
+  if (value.defaults !== undefined) {
+    if (!isJsonObject(value.defaults)) return err(invalid(source, 'defaults', 'expected an object'));
+    for (const [key, item] of Object.entries(value.defaults)) {
+      if (key === 'sandbox') {
+        if (!SANDBOXES.includes(item as SandboxMode)) {
+          return err(invalid(source, 'defaults.sandbox', `expected one of ${SANDBOXES.join(', ')}`));
+        }
+        defaults.sandbox = item as SandboxMode;
+      } else if (key === 'approval') {
+        if (!APPROVALS.includes(item as ApprovalPolicy)) {
+          return err(invalid(source, 'defaults.approval', `expected one of ${APPROVALS.join(', ')}`));
+        }
+        defaults.approval = item as ApprovalPolicy;
+      } else if (key === 'surface') {
+        if (!SURFACES.includes(item as SurfaceProfile)) {
+          return err(invalid(source, 'defaults.surface', `expected one of ${SURFACES.join(', ')}`));
+        }
+        defaults.surface = item as SurfaceProfile;
+      } else if (key === 'approvalTimeoutMs') {
+        if (typeof item !== 'number' || !Number.isInteger(item) || item < 1 || item > 86_400_000) {
+          return err(invalid(source, 'defaults.approvalTimeoutMs', 'expected an integer from 1 to 86400000'));
+        }
+        defaults.approvalTimeoutMs = item;
+      } else {
+        return err(
+          invalid(
+            source,
+            `defaults.${key}`,
+            'unknown field; expected sandbox, approval, surface or approvalTimeoutMs',
+          ),
+        );
+      }
+    }
+  }
+  let audit: boolean | string | undefined;
+  if (value.audit !== undefined) {
+    if (typeof value.audit !== 'boolean' && (typeof value.audit !== 'string' || value.audit.trim() === '')) {
+      return err(invalid(source, 'audit', 'expected true, false or a file path'));
+    }
+    audit = value.audit;
+  }
+  return ok({
+    mcpServers: servers,
+    permissions,
+    ...lists,
+    defaults,
+    ...(audit === undefined ? {} : { audit }),
+  });
+}
+
+function checkServer(source: string, name: string, server: unknown): Result<McpServerConfig, ToolhostError> {
+  const field = `mcpServers.${name}`;
+  if (name.trim() === '' || /[\s\u0000-\u001f/]/.test(name) || name.length > 64) {
+    return err(
+      invalid(source, field, 'a server name must be 1 to 64 characters without spaces, slashes or controls'),
+    );
+  }
+  if (!isJsonObject(server)) return err(invalid(source, field, 'expected an object with "command" or "url"'));
+  const hasCommand = server.command !== undefined;
+  const hasUrl = server.url !== undefined;
+  if (hasCommand === hasUrl) {
+    return err(invalid(source, field, 'expected exactly one of "command" (stdio) or "url" (HTTP)'));
+  }
+  if (hasCommand && (typeof server.command !== 'string' || server.command.trim() === '')) {
+    return err(invalid(source, `${field}.command`, 'expected a non-empty string'));
+  }
+  if (hasUrl) {
+    let url: URL | undefined;
+    try {
+      url = typeof server.url === 'string' ? new URL(server.url) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      return err(invalid(source, `${field}.url`, 'expected an http or https URL'));
+    }
+  }
+  if (
+    server.args !== undefined &&
+    !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string'))
+  ) {
+    return err(invalid(source, `${field}.args`, 'expected an array of strings'));
+  }
+  for (const key of ['env', 'headers'] as const) {
+    const map = server[key];
+    if (map === undefined) continue;
+    if (!isJsonObject(map) || !Object.values(map).every((v) => typeof v === 'string')) {
+      return err(invalid(source, `${field}.${key}`, 'expected an object of string values'));
+    }
+  }
+  if (server.cwd !== undefined && typeof server.cwd !== 'string') {
+    return err(invalid(source, `${field}.cwd`, 'expected a string'));
+  }
+  if (server.type !== undefined && !MCP_TYPES.includes(server.type as string)) {
+    return err(invalid(source, `${field}.type`, `expected one of ${MCP_TYPES.join(', ')}`));
+  }
+  if (server.disabled !== undefined && typeof server.disabled !== 'boolean') {
+    return err(invalid(source, `${field}.disabled`, 'expected a boolean'));
+  }
+  return ok(server as McpServerConfig);
+}
+
+/**
+ * Reads and validates a configuration file. A missing file is an empty configuration when
+ * `optional` is set (the default `<root>/toolhost.config.json`), and `CONFIG_INVALID` otherwise; so
+ * are unreadable files and invalid JSON (with the parser's position).
+ */
+export function loadHostConfig(
+  file: string,
+  options: { readonly optional?: boolean } = {},
+): Result<HostConfig, ToolhostError> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && options.optional) return ok(EMPTY_HOST_CONFIG);
+    return err(
+      new ToolhostError({
+        code: 'CONFIG_INVALID',
+        message: `${file}: (file): cannot read the configuration (${code ?? 'unknown error'})`,
+        details: { source: file, field: '(file)' },
+        cause: error,
+      }),
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    return err(
+      new ToolhostError({
+        code: 'CONFIG_INVALID',
+        message: `${file}: (file): not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        details: { source: file, field: '(file)' },
+        cause: error,
+      }),
+    );
+  }
+  return parseHostConfig(parsed, file);
+}

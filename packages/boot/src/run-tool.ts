@@ -1,0 +1,169 @@
+import {
+  type AnyToolDefinition,
+  type ToolCallContext,
+  ToolhostError,
+  type ToolInvocation,
+  type ToolResult,
+  toToolhostError,
+} from '@toolhost/contracts';
+
+/**
+ * How long an abortable tool may take to settle after its signal fired before the host reports
+ * the timeout or abort without it. Its late result is then ignored (an abortable tool promises to
+ * stop, so nothing it does afterwards is reported as the call's outcome).
+ */
+export const ABORT_GRACE_MS = 500;
+
+/** Options of {@link runTool}. */
+export interface RunToolOptions {
+  readonly tool: AnyToolDefinition;
+  readonly args: unknown;
+  readonly callId: string;
+  readonly invocation: ToolInvocation;
+  /** Cancels the call (a batch or the whole host); reported as `ABORTED`. */
+  readonly signal?: AbortSignal | undefined;
+  /** Overrides the tool's own `execution.timeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Called with every handler promise still running after the call was reported (close() waits for them). */
+  readonly onStraggler?: (settled: Promise<unknown>) => void;
+}
+
+/** What ran and how it ended. */
+export interface RunToolOutcome {
+  readonly result: ToolResult;
+  /** `timeout` / `aborted`: the host stopped the call; `completed`: the handler's own result. */
+  readonly ending: 'completed' | 'timeout' | 'aborted';
+  /** For a stopped non-abortable tool: whether its handler succeeded after all. */
+  readonly lateOutcome?: 'succeeded' | 'failed';
+}
+
+/**
+ * Runs one handler within its bounds. The handler always gets an abort signal; when the timeout
+ * elapses or `signal` fires, the signal is fired and:
+ * - an abortable tool has {@link ABORT_GRACE_MS} to settle, then `TIMEOUT` / `ABORTED` is reported
+ *   whether or not it did (so the call ends promptly);
+ * - a non-abortable tool is awaited to the end before `TIMEOUT` / `ABORTED` is reported, so a write
+ *   never lands after the report; the report says whether it succeeded after all and carries its output.
+ * A handler that throws yields its `ToolhostError` or `EXECUTION_ERROR`; a malformed result is
+ * `EXECUTION_ERROR`. Never rejects.
+ */
+export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> {
+  const { tool } = options;
+  // setTimeout overflows above 2^31-1 ms (and would fire at once), so longer limits are clamped.
+  const timeoutMs = Math.min(options.timeoutMs ?? tool.execution.timeoutMs, 2_147_483_647);
+  const controller = new AbortController();
+  const context: ToolCallContext = {
+    callId: options.callId,
+    toolName: tool.name,
+    signal: controller.signal,
+    invocation: options.invocation,
+  };
+  if (options.signal?.aborted) {
+    return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };
+  }
+  const handler: Promise<ToolResult> = (async () => tool.execute(options.args, context))().then(
+    (value) => normaliseResult(tool.name, value),
+    (error: unknown) => ({ ok: false as const, error: toToolhostError(error) }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<'timeout' | 'aborted'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    onAbort = () => resolve('aborted');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([
+    handler.then((result) => ({ kind: 'completed' as const, result })),
+    stop.then((kind) => ({ kind })),
+  ]);
+  clearTimeout(timer);
+  if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+  if (first.kind === 'completed') return { result: first.result, ending: 'completed' };
+
+  const ending = first.kind;
+  controller.abort(
+    new ToolhostError({
+      code: ending === 'timeout' ? 'TIMEOUT' : 'ABORTED',
+      message:
+        ending === 'timeout'
+          ? `"${tool.name}" exceeded its ${timeoutMs} ms limit`
+          : `"${tool.name}" was cancelled`,
+    }),
+  );
+  if (tool.execution.abortable) {
+    let graceTimer: NodeJS.Timeout | undefined;
+    const grace = new Promise<undefined>((resolve) => {
+      graceTimer = setTimeout(() => resolve(undefined), ABORT_GRACE_MS);
+    });
+    const settled = await Promise.race([handler, grace]);
+    clearTimeout(graceTimer);
+    if (settled === undefined) options.onStraggler?.(handler);
+    const output = settled?.output;
+    return { result: stopped(tool, ending, timeoutMs, undefined, output), ending };
+  }
+  // Not interruptible: wait it out, so nothing it does lands after the report.
+  const late = await handler;
+  return {
+    result: stopped(tool, ending, timeoutMs, late.ok ? 'succeeded' : late.error, late.output),
+    ending,
+    lateOutcome: late.ok ? 'succeeded' : 'failed',
+  };
+}
+
+function stopped(
+  tool: AnyToolDefinition,
+  ending: 'timeout' | 'aborted',
+  timeoutMs: number,
+  late?: 'succeeded' | ToolhostError,
+  output?: ToolResult['output'],
+): ToolResult {
+  const what =
+    ending === 'timeout'
+      ? `"${tool.name}" did not finish within its ${timeoutMs} ms limit`
+      : `"${tool.name}" was cancelled`;
+  let message: string;
+  if (late === undefined) {
+    message = tool.execution.abortable ? `${what} and was stopped` : what;
+  } else if (late === 'succeeded') {
+    message = `${what}; it cannot be interrupted, so the host waited for it: it completed after the limit and its effects (if any) are in place`;
+  } else {
+    message = `${what}; it cannot be interrupted, so the host waited for it: it then failed with ${late.code}: ${late.message}`;
+  }
+  const error = new ToolhostError({
+    code: ending === 'timeout' ? 'TIMEOUT' : 'ABORTED',
+    message,
+    details: {
+      toolName: tool.name,
+      timeoutMs,
+      abortable: tool.execution.abortable,
+      ...(late === undefined ? {} : { lateOutcome: late === 'succeeded' ? 'succeeded' : late.code }),
+    },
+  });
+  return output === undefined ? { ok: false, error } : { ok: false, error, output };
+}
+
+function normaliseResult(toolName: string, value: unknown): ToolResult {
+  if (typeof value === 'object' && value !== null) {
+    const result = value as { ok?: unknown; output?: unknown; error?: unknown };
+    if (result.ok === true && isOutput(result.output)) return value as ToolResult;
+    if (result.ok === false && ToolhostError.isInstance(result.error)) {
+      return result.output === undefined || isOutput(result.output)
+        ? (value as ToolResult)
+        : { ok: false, error: result.error };
+    }
+  }
+  return {
+    ok: false,
+    error: new ToolhostError({
+      code: 'EXECUTION_ERROR',
+      message: `"${toolName}" returned a malformed result (expected { ok, output } or { ok: false, error })`,
+      recovery: 'report it; the tool must be fixed',
+    }),
+  };
+}
+
+function isOutput(output: unknown): boolean {
+  return (
+    typeof output === 'object' && output !== null && Array.isArray((output as { content?: unknown }).content)
+  );
+}

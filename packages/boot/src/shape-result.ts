@@ -1,0 +1,287 @@
+import type { ResultShape } from '@toolhost/contracts';
+
+/** The model sees at most this many UTF-8 bytes of one result's text. */
+export const MAX_MODEL_RESULT_BYTES = 32 * 1024;
+
+/** Where full bodies of truncated results are kept (the capability proxy's result store fits). */
+export interface ResultStore {
+  put(entry: {
+    readonly callId: string;
+    readonly toolName: string;
+    readonly body: string;
+  }): Promise<StoredResult> | StoredResult;
+}
+
+/** What the store answers for a kept body. */
+export interface StoredResult {
+  readonly resultRef: string;
+  readonly totalBytes: number;
+  readonly sha256: string;
+}
+
+/** Head and tail byte budgets per result shape (reasonix-notes §5.1). `read` keeps a prefix only. */
+export const RESULT_BUDGETS: Readonly<Record<ResultShape, { readonly head: number; readonly tail: number }>> =
+  {
+    shell: { head: 8000, tail: 8000 },
+    read: { head: 14000, tail: 0 },
+    search: { head: 10000, tail: 1000 },
+    default: { head: 12000, tail: 2000 },
+  };
+
+/** Options of {@link shapeResultText}. */
+export interface ShapeResultOptions {
+  readonly text: string;
+  readonly shape: ResultShape;
+  /** A failed call: the tail gets at least a third of the budget (a failure's cause is usually at the end). */
+  readonly failed: boolean;
+  readonly callId: string;
+  readonly toolName: string;
+  /** Keeps the full body; without one the marker says it could not be kept. */
+  readonly store?: ResultStore | undefined;
+  /** Default {@link MAX_MODEL_RESULT_BYTES}; only lower it in tests. */
+  readonly maxBytes?: number;
+}
+
+/** A result's text as the model will see it. */
+export interface ShapedResultText {
+  readonly text: string;
+  readonly truncated: boolean;
+  /** Set when the full body was kept. */
+  readonly resultRef: string | null;
+  readonly originalBytes: number;
+  /** Bytes of the original body the model sees (head plus tail, marker excluded). */
+  readonly keptBytes: number;
+  /** For `read`: the `offset` to pass to read_file to continue after the kept prefix. */
+  readonly nextOffset?: number;
+  /** Set when keeping the body failed; the marker then says so. */
+  readonly storeError?: string;
+}
+
+const PAGE_LIMIT = 16384;
+
+/**
+ * Shapes one result for the model. A text of at most `maxBytes` (32 KiB) passes byte-identical;
+ * a longer one is cut to a head and a tail by the shape's budget (shell 8000/8000, search
+ * 10000/1000, default 12000/2000; `read` keeps a line-bounded prefix and reports `next_offset`), cut
+ * on UTF-8 character boundaries and preferably at line ends, with a marker between them that names
+ * the tool, call id, `result_ref`, original and kept byte counts and the exact
+ * `use_capability(action="call", capability_id="session:tool_result", ...)` recipe. The whole body is
+ * put in the store first, so nothing the tool produced is lost. The result never exceeds `maxBytes`.
+ */
+export async function shapeResultText(options: ShapeResultOptions): Promise<ShapedResultText> {
+  const maxBytes = options.maxBytes ?? MAX_MODEL_RESULT_BYTES;
+  const bytes = Buffer.from(options.text, 'utf8');
+  if (bytes.length <= maxBytes) {
+    return {
+      text: options.text,
+      truncated: false,
+      resultRef: null,
+      originalBytes: bytes.length,
+      keptBytes: bytes.length,
+    };
+  }
+  let stored: StoredResult | undefined;
+  let storeError: string | undefined;
+  if (options.store) {
+    try {
+      stored = await options.store.put({
+        callId: options.callId,
+        toolName: options.toolName,
+        body: options.text,
+      });
+    } catch (error) {
+      storeError = error instanceof Error ? error.message : String(error);
+    }
+  } else {
+    storeError = 'no result store is configured';
+  }
+  const shaped =
+    options.shape === 'read'
+      ? cutPrefix(bytes, options, stored, maxBytes)
+      : cutHeadTail(bytes, options, stored, maxBytes);
+  return storeError === undefined ? shaped : { ...shaped, storeError };
+}
+
+function budgetsFor(shape: ResultShape, failed: boolean, maxBytes: number): { head: number; tail: number } {
+  const base = RESULT_BUDGETS[shape];
+  let { head, tail } = base;
+  const total = head + tail;
+  if (failed && tail < total / 3) {
+    tail = Math.ceil(total / 3);
+    head = total - tail;
+  }
+  // Leave room for the marker (at most ~1 KiB) under a lowered cap.
+  const room = Math.max(256, maxBytes - 1200);
+  if (head + tail > room) {
+    const scale = room / (head + tail);
+    head = Math.floor(head * scale);
+    tail = Math.floor(tail * scale);
+  }
+  return { head, tail };
+}
+
+function cutHeadTail(
+  bytes: Buffer,
+  options: ShapeResultOptions,
+  stored: StoredResult | undefined,
+  maxBytes: number,
+): ShapedResultText {
+  let { head, tail } = budgetsFor(options.shape, options.failed, maxBytes);
+  let text = '';
+  let kept = 0;
+  // The budgets leave room for the marker; the loop only matters for odd inputs (huge ids).
+  for (let pass = 0; pass < 4; pass++) {
+    const headEnd = preferLineEnd(bytes, charBoundaryBefore(bytes, head), 0.75);
+    const tailFrom = charBoundaryAfter(bytes, bytes.length - tail);
+    const tailStart = Math.max(headEnd, preferLineStart(bytes, tailFrom, bytes.length));
+    kept = headEnd + (bytes.length - tailStart);
+    const marker = truncationMarker({
+      options,
+      stored,
+      originalBytes: bytes.length,
+      keptBytes: kept,
+      omittedFrom: headEnd,
+      omittedTo: tailStart,
+    });
+    text = `${bytes.subarray(0, headEnd).toString('utf8')}${marker}${bytes.subarray(tailStart).toString('utf8')}`;
+    const over = Buffer.byteLength(text) - maxBytes;
+    if (over <= 0) break;
+    head = Math.max(0, head - Math.ceil(over / 2) - 64);
+    tail = Math.max(0, tail - Math.ceil(over / 2) - 64);
+  }
+  return {
+    text,
+    truncated: true,
+    resultRef: stored?.resultRef ?? null,
+    originalBytes: bytes.length,
+    keptBytes: kept,
+  };
+}
+
+function cutPrefix(
+  bytes: Buffer,
+  options: ShapeResultOptions,
+  stored: StoredResult | undefined,
+  maxBytes: number,
+): ShapedResultText {
+  let budget = budgetsFor('read', false, maxBytes).head;
+  // The marker names the last kept line, so it is rebuilt until prefix + marker fit (at most 4 passes).
+  let text = '';
+  let end = 0;
+  let nextOffset: number | undefined;
+  for (let pass = 0; pass < 4; pass++) {
+    end = lineEndBefore(bytes, budget);
+    const prefix = bytes.subarray(0, end).toString('utf8');
+    nextOffset = lastLineNumber(prefix);
+    const marker = readMarker({ options, stored, originalBytes: bytes.length, keptBytes: end, nextOffset });
+    text = prefix + marker;
+    const size = Buffer.byteLength(text);
+    if (size <= maxBytes) break;
+    budget -= size - maxBytes + 64;
+  }
+  return {
+    text,
+    truncated: true,
+    resultRef: stored?.resultRef ?? null,
+    originalBytes: bytes.length,
+    keptBytes: end,
+    ...(nextOffset === undefined ? {} : { nextOffset }),
+  };
+}
+
+interface MarkerInput {
+  readonly options: ShapeResultOptions;
+  readonly stored: StoredResult | undefined;
+  readonly originalBytes: number;
+  readonly keptBytes: number;
+}
+
+function recipe(callId: string, stored: StoredResult | undefined, offset: number): string {
+  if (!stored) {
+    return 'The full original could not be kept; re-run the original tool with narrower arguments.';
+  }
+  const args = JSON.stringify({
+    tool_call_id: callId,
+    result_ref: stored.resultRef,
+    offset,
+    limit: PAGE_LIMIT,
+  });
+  return `The full original is kept locally (sha256 ${stored.sha256}). Read it by UTF-8 byte offset with use_capability(action="call", capability_id="session:tool_result", arguments=${args}), following next_offset until complete is true. If use_capability is unavailable, re-run the original tool with narrower arguments.`;
+}
+
+function truncationMarker(
+  input: MarkerInput & { readonly omittedFrom: number; readonly omittedTo: number },
+): string {
+  const { options, stored } = input;
+  const callId = markerCallId(options.callId);
+  return `\n\n[output truncated by the host: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}; bytes ${input.omittedFrom}..${input.omittedTo} are omitted here. ${recipe(callId.exact, stored, input.omittedFrom)}]\n\n`;
+}
+
+function readMarker(input: MarkerInput & { readonly nextOffset: number | undefined }): string {
+  const { options, stored } = input;
+  const callId = markerCallId(options.callId);
+  const resume =
+    input.nextOffset === undefined
+      ? 'Continue by calling read_file again with a larger offset.'
+      : `Continue with read_file offset=${input.nextOffset} (next_offset=${input.nextOffset}).`;
+  return `\n[INCOMPLETE READ: the host cut this window at a line boundary to fit the result limit: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}. Lines after the last one shown were not read into context. ${resume} ${recipe(callId.exact, stored, input.keptBytes)}]`;
+}
+
+/** Fields in the marker are bounded to 128 bytes; a call id over 256 characters is replaced by a placeholder. */
+function markerCallId(callId: string): { shown: string; exact: string } {
+  if (Buffer.byteLength(callId) > 256)
+    return { shown: '(call id too long to show)', exact: '(call id too long to show)' };
+  return { shown: boundedField(callId), exact: callId };
+}
+
+function boundedField(text: string): string {
+  if (Buffer.byteLength(text) <= 128) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  return `${bytes.subarray(0, charBoundaryBefore(bytes, 125)).toString('utf8')}...`;
+}
+
+function isContinuation(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+function charBoundaryBefore(bytes: Buffer, index: number): number {
+  let at = Math.min(Math.max(index, 0), bytes.length);
+  while (at > 0 && at < bytes.length && isContinuation(bytes[at])) at--;
+  return at;
+}
+
+function charBoundaryAfter(bytes: Buffer, index: number): number {
+  let at = Math.min(Math.max(index, 0), bytes.length);
+  while (at < bytes.length && isContinuation(bytes[at])) at++;
+  return at;
+}
+
+/** Moves a head cut back to just after a newline when one is in the last quarter of the head. */
+function preferLineEnd(bytes: Buffer, end: number, keep: number): number {
+  const newline = bytes.lastIndexOf(0x0a, end - 1);
+  return newline >= 0 && newline + 1 >= end * keep ? newline + 1 : end;
+}
+
+/** Moves a tail cut forward to just after a newline when one is near (within a quarter of the tail). */
+function preferLineStart(bytes: Buffer, start: number, length: number): number {
+  if (start > 0 && bytes[start - 1] === 0x0a) return start;
+  const newline = bytes.indexOf(0x0a, start);
+  return newline >= 0 && newline + 1 - start <= (length - start) / 4 ? newline + 1 : start;
+}
+
+/** The end of the last complete line within `budget` bytes (a too-long first line is cut on a character). */
+function lineEndBefore(bytes: Buffer, budget: number): number {
+  const limit = Math.min(Math.max(budget, 0), bytes.length);
+  const newline = bytes.lastIndexOf(0x0a, limit - 1);
+  return newline >= 0 ? newline + 1 : charBoundaryBefore(bytes, limit);
+}
+
+/** The line number of the last numbered line (`  12→text`, `12\ttext`, `12: text`, `12| text`). */
+function lastLineNumber(prefix: string): number | undefined {
+  const lines = prefix.split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const match = /^\s*(\d+)(?:→|\t|: |\| )/.exec(lines[index] as string);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
