@@ -1,0 +1,70 @@
+export {
+  type BeforeCommit,
+  type CommittedFile,
+  fsyncDirectory,
+  removeStaleTempFiles,
+  tempPathFor,
+  type WriteFileAtomicOptions,
+  writeFileAtomic,
+} from './atomic-write.js';
+export { type ChangedLineRange, changedLineRanges, describeChangedLines } from './changed-lines.js';
+export {
+  EVIDENCE_ERROR_CODES,
+  type EvidenceError,
+  type EvidenceErrorCode,
+  type EvidenceResult,
+  evidenceFailure,
+  fsErrorToEvidence,
+} from './errors.js';
+export {
+  DEFAULT_CONTENT_LIMIT,
+  DEFAULT_HASH_LIMIT,
+  describeVersion,
+  type FileMetadata,
+  type FileVersion,
+  fileIdentityKey,
+  fileMetadataOf,
+  fileVersionOf,
+  sameFileMetadata,
+  sha256Of,
+} from './file-version.js';
+export { type MovedFile, type MoveFileOptions, moveFileNoReplace } from './move-file.js';
+export { createMutationLocks, type MutationLocks, sharedMutationLocks } from './mutation-locks.js';
+export {
+  type CheckObservationOptions,
+  type CurrentObservation,
+  createObservationStore,
+  DEFAULT_CONTENT_BUDGET,
+  type Observation,
+  type ObservationStore,
+  type ObservationStoreOptions,
+  type ObservationStoreSnapshot,
+  type RecordPresentOptions,
+} from './observation-store.js';
+export { type FileSnapshot, type ReadFileSnapshotOptions, readFileSnapshot } from './read-snapshot.js';
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_MAX_WINDOW_BYTES,
+  DEFAULT_WINDOW_LINES,
+  type ReadTextWindowOptions,
+  readTextWindow,
+  type TextWindow,
+  type WindowCut,
+} from './read-window.js';
+export {
+  BINARY_SNIFF_BYTES,
+  bomLength,
+  convertLineEndings,
+  type DecodedText,
+  decodeText,
+  decodeTextForRewrite,
+  decodeWithEncoding,
+  detectTextEncoding,
+  ENCODING_SAMPLE_BYTES,
+  encodeText,
+  LINE_ENDING_TEXT,
+  type LineEnding,
+  type LineLayout,
+  lineLayoutOf,
+  type TextEncoding,
+} from './text-codec.js';

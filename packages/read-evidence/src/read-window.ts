@@ -1,0 +1,335 @@
+import { createHash } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { type EvidenceResult, evidenceFailure, fsErrorToEvidence } from './errors.js';
+import {
+  DEFAULT_CONTENT_LIMIT,
+  DEFAULT_HASH_LIMIT,
+  type FileVersion,
+  fileVersionOf,
+} from './file-version.js';
+import { confirmUnchangedWhileRead, openRegularFile } from './read-snapshot.js';
+import { bomLength, detectTextEncoding, ENCODING_SAMPLE_BYTES, type TextEncoding } from './text-codec.js';
+
+/** Default number of lines in a window (2000). */
+export const DEFAULT_WINDOW_LINES = 2000;
+/** Default limit for one line inside a window (1 MiB of its encoded bytes). */
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+/** Default limit for the text of one window (8 MiB). */
+export const DEFAULT_MAX_WINDOW_BYTES = 8 * 1024 * 1024;
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/** Options of {@link readTextWindow}. */
+export interface ReadTextWindowOptions {
+  /** Lines to skip before the window. Default 0. */
+  readonly offset?: number;
+  /** Most lines in the window. Default 2000. */
+  readonly limit?: number;
+  /** A line in the window longer than this (in bytes) ends the window before it, or fails as the first line. Default 1 MiB. */
+  readonly maxLineBytes?: number;
+  /** The window's text stops before the line that would make it longer than this (in bytes). Default 8 MiB. */
+  readonly maxWindowBytes?: number;
+  /** Files up to this size are read to the end and hashed, so the version has a content hash. Default 16 MiB. */
+  readonly hashLimit?: number;
+  /** Files up to this size return their whole bytes as `content` (for an observation store). Default 1 MiB. */
+  readonly contentLimit?: number;
+  /** Stops the read between chunks with `ABORTED`. */
+  readonly signal?: AbortSignal;
+  /** How the file is named in messages. Default: the path. */
+  readonly displayPath?: string;
+}
+
+/** Why a window holds fewer lines than asked although more follow. */
+export type WindowCut =
+  | { readonly reason: 'window-bytes'; readonly nextOffset: number }
+  | { readonly reason: 'long-line'; readonly nextOffset: number };
+
+/** A window of a text file's lines, with the version the file had while it was read. */
+export interface TextWindow {
+  /** The window's lines, decoded, without line terminators. */
+  readonly lines: readonly string[];
+  /** Lines skipped before the window (the first line's 1-based number is `offset + 1`). */
+  readonly offset: number;
+  /** The file's exact line count when it was read to the end, else `undefined`. */
+  readonly totalLines: number | undefined;
+  /** Whether at least one line follows the window. */
+  readonly hasMore: boolean;
+  /** Set when the window stopped early because of a byte limit. */
+  readonly cut: WindowCut | undefined;
+  readonly encoding: TextEncoding;
+  /** The version from the open handle before reading; `sha256` set when the file was within the hash limit. */
+  readonly version: FileVersion;
+  /** The whole file's bytes when it was within the content limit. */
+  readonly content: Buffer | undefined;
+}
+
+/**
+ * Reads a window of lines from a text file in bounded memory, streaming it in 1 MiB chunks: only the
+ * window's lines are kept, so a window near the end of a 1 GB file costs a few MiB. A line ends at
+ * LF or CRLF (CR-only files end lines at CR); a final line without a terminator counts; an empty
+ * file has no lines. Files within the hash limit are read to the end, hashed and counted exactly;
+ * larger ones stop one line after the window (their version is metadata only).
+ *
+ * The version's metadata comes from the open handle before reading; after reading, the handle and
+ * the path are stat-ed again and any change is `FS_STALE_VERSION` (the caller must record nothing).
+ *
+ * Errors: `FS_NOT_FOUND`, `NOT_A_FILE`, `FS_ACCESS_DENIED`, `PATH_INVALID`, `FILE_BINARY`,
+ * `FILE_UNSUPPORTED`, `FILE_TOO_LARGE` (the window's first line is over the line limit),
+ * `FS_STALE_VERSION`, `ABORTED`, `EXECUTION_ERROR`.
+ */
+export async function readTextWindow(
+  path: string,
+  options: ReadTextWindowOptions = {},
+): Promise<EvidenceResult<TextWindow>> {
+  const displayPath = options.displayPath ?? path;
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? DEFAULT_WINDOW_LINES;
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1)
+    throw new RangeError('offset must be an integer >= 0 and limit an integer >= 1');
+  const opened = await openRegularFile(path, displayPath);
+  if (!opened.ok) return opened;
+  const { handle, stats } = opened.value;
+  try {
+    const size = Number(stats.size);
+    const hashLimit = options.hashLimit ?? DEFAULT_HASH_LIMIT;
+    const contentLimit = options.contentLimit ?? DEFAULT_CONTENT_LIMIT;
+    const wholeFile = size <= hashLimit;
+    const hash = wholeFile ? createHash('sha256') : undefined;
+    const contentParts: Buffer[] | undefined = size <= contentLimit ? [] : undefined;
+
+    const buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, ENCODING_SAMPLE_BYTES));
+    let position = 0;
+    const readChunk = async (): Promise<Buffer> => {
+      let length = 0;
+      while (length < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, position);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        position += bytesRead;
+      }
+      const chunk = buffer.subarray(0, length);
+      hash?.update(chunk);
+      if (contentParts) contentParts.push(Buffer.from(chunk));
+      return chunk;
+    };
+
+    let chunk = await readChunk();
+    const detected = detectTextEncoding(chunk.subarray(0, ENCODING_SAMPLE_BYTES), {
+      complete: chunk.length < buffer.length,
+    });
+    if (!detected.ok) return detected;
+    const encoding = detected.value;
+    const transcoder = encoding.name.startsWith('utf-16') ? new TextDecoder(encoding.name) : undefined;
+    const toScanBytes = (bytes: Buffer, end: boolean): Buffer =>
+      transcoder ? Buffer.from(transcoder.decode(bytes, { stream: !end }), 'utf8') : bytes;
+    const decodeLine = (bytes: Buffer): string => {
+      if (transcoder || encoding.name === 'utf-8') return bytes.toString('utf8');
+      return iconv.decode(bytes, encoding.name, { stripBOM: false });
+    };
+
+    const first = toScanBytes(
+      transcoder ? chunk : chunk.subarray(bomLength(encoding)),
+      chunk.length < buffer.length,
+    );
+    const scanner = new WindowScanner({
+      offset,
+      limit,
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      maxWindowBytes: options.maxWindowBytes ?? DEFAULT_MAX_WINDOW_BYTES,
+      terminator: lineTerminatorOf(first),
+      decodeLine,
+      countToEnd: wholeFile,
+    });
+    let state = scanner.push(first);
+    while (state === 'continue' && chunk.length === buffer.length) {
+      if (options.signal?.aborted)
+        return evidenceFailure('ABORTED', `reading ${displayPath} was cancelled`, {
+          recovery: 'retry if still needed',
+        });
+      chunk = await readChunk();
+      state = scanner.push(toScanBytes(chunk, chunk.length < buffer.length));
+    }
+    // 'continue' here means end of file; 'window-done' means a large file was left unread after the window.
+    const atEnd = state === 'continue';
+    if (atEnd) state = scanner.end();
+    if (state === 'too-long')
+      return evidenceFailure(
+        'FILE_TOO_LARGE',
+        `line ${offset + 1} of ${displayPath} is longer than the ${formatBytes(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)} line limit`,
+        {
+          recovery: `skip it with offset=${offset + 1}, or inspect it with a command such as cut -c or head -c`,
+        },
+      );
+    const unchanged = await confirmUnchangedWhileRead(handle, path, stats, displayPath);
+    if (!unchanged.ok) return unchanged;
+    const result = scanner.result(atEnd);
+    return {
+      ok: true,
+      value: {
+        ...result,
+        offset,
+        encoding,
+        version: fileVersionOf(stats, hash ? hash.digest('hex') : null),
+        content: contentParts ? Buffer.concat(contentParts) : undefined,
+      },
+    };
+  } catch (error) {
+    return { ok: false, error: fsErrorToEvidence(error, displayPath) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes}-byte`;
+}
+
+/** LF (with an optional CR before it) unless the first line break of the sample is a lone CR. */
+function lineTerminatorOf(sample: Buffer): number {
+  const lf = sample.indexOf(0x0a);
+  const cr = sample.indexOf(0x0d);
+  if (cr !== -1 && (lf === -1 || cr < lf) && sample[cr + 1] !== 0x0a && cr + 1 < sample.length) return 0x0d;
+  return 0x0a;
+}
+
+interface ScannerOptions {
+  readonly offset: number;
+  readonly limit: number;
+  readonly maxLineBytes: number;
+  readonly maxWindowBytes: number;
+  readonly terminator: number;
+  readonly decodeLine: (bytes: Buffer) => string;
+  readonly countToEnd: boolean;
+}
+
+type ScanState = 'continue' | 'window-done' | 'too-long';
+
+/**
+ * Splits a byte stream (UTF-8 or an ASCII-compatible legacy encoding, where LF and CR bytes never
+ * occur inside a multi-byte character) into lines, keeping only the window's. Hand-written instead of
+ * node:readline so lines outside the window are counted with Buffer#indexOf (memchr) and never
+ * turned into strings, which is what makes a 1 GB scan fast and small.
+ */
+class WindowScanner {
+  readonly #options: ScannerOptions;
+  readonly #windowEnd: number;
+  readonly #lines: string[] = [];
+  /** 0-based index of the line being scanned. */
+  #lineIndex = 0;
+  /** Bytes of the line being scanned so far. */
+  #pendingBytes = 0;
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  #windowBytes = 0;
+  #tooLong = false;
+  #firstLineTooLong = false;
+  /** The window is complete (full, or cut by a limit). */
+  #done = false;
+  #cut: WindowCut | undefined;
+  /** A line after the window is known to exist. */
+  #seenAfterWindow = false;
+
+  constructor(options: ScannerOptions) {
+    this.#options = options;
+    this.#windowEnd = options.offset + options.limit;
+  }
+
+  #collecting(): boolean {
+    return !this.#done && this.#lineIndex >= this.#options.offset;
+  }
+
+  push(data: Buffer): ScanState {
+    let position = 0;
+    while (position < data.length) {
+      if (this.#done) {
+        this.#seenAfterWindow = true;
+        if (!this.#options.countToEnd) return 'window-done';
+        this.#count(data.subarray(position));
+        return 'continue';
+      }
+      const index = data.indexOf(this.#options.terminator, position);
+      const end = index === -1 ? data.length : index;
+      if (this.#collecting() && !this.#tooLong) {
+        this.#partBytes += end - position;
+        // One byte of slack for the CR of a CRLF; the exact length is checked when the line ends.
+        if (this.#partBytes > this.#options.maxLineBytes + 1) this.#rejectLongLine();
+        else if (end > position) this.#parts.push(Buffer.from(data.subarray(position, end)));
+        if (this.#firstLineTooLong) return 'too-long';
+      }
+      this.#pendingBytes += end - position;
+      if (index === -1) break;
+      this.#finishLine();
+      if (this.#firstLineTooLong) return 'too-long';
+      position = index + 1;
+    }
+    return this.#done && !this.#options.countToEnd && this.#seenAfterWindow ? 'window-done' : 'continue';
+  }
+
+  /** Called at end of file: the last line may lack a terminator. */
+  end(): ScanState {
+    if (this.#pendingBytes > 0) {
+      if (this.#done) this.#lineIndex++;
+      else this.#finishLine();
+    }
+    return this.#firstLineTooLong ? 'too-long' : 'continue';
+  }
+
+  result(complete: boolean): Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut'> {
+    const shownEnd = this.#options.offset + this.#lines.length;
+    const totalLines = complete ? this.#lineIndex : undefined;
+    const hasMore =
+      this.#cut !== undefined || (totalLines !== undefined ? totalLines > shownEnd : this.#seenAfterWindow);
+    return { lines: this.#lines, totalLines, hasMore, cut: this.#cut };
+  }
+
+  /** Counts the lines in bytes after the window without making strings. */
+  #count(data: Buffer): void {
+    let position = 0;
+    for (let index = data.indexOf(this.#options.terminator); index !== -1; ) {
+      this.#lineIndex++;
+      position = index + 1;
+      index = data.indexOf(this.#options.terminator, position);
+    }
+    this.#pendingBytes = position === 0 ? this.#pendingBytes + data.length : data.length - position;
+  }
+
+  #rejectLongLine(): void {
+    this.#tooLong = true;
+    this.#parts = [];
+    this.#partBytes = 0;
+    if (this.#lines.length === 0) this.#firstLineTooLong = true;
+    else this.#stopAt('long-line');
+  }
+
+  #stopAt(reason: WindowCut['reason']): void {
+    this.#done = true;
+    this.#cut = { reason, nextOffset: this.#lineIndex };
+    this.#parts = [];
+    this.#partBytes = 0;
+    // The line that did not fit exists, so a line follows the window.
+    this.#seenAfterWindow = true;
+  }
+
+  #finishLine(): void {
+    if (this.#collecting() && !this.#tooLong) {
+      let bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#partBytes);
+      if (this.#options.terminator === 0x0a && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d)
+        bytes = bytes.subarray(0, bytes.length - 1);
+      if (bytes.length > this.#options.maxLineBytes) this.#rejectLongLine();
+      else if (this.#lines.length > 0 && this.#windowBytes + bytes.length > this.#options.maxWindowBytes)
+        this.#stopAt('window-bytes');
+      else {
+        this.#windowBytes += bytes.length;
+        this.#lines.push(this.#options.decodeLine(bytes));
+      }
+    }
+    this.#parts = [];
+    this.#partBytes = 0;
+    this.#tooLong = false;
+    this.#pendingBytes = 0;
+    this.#lineIndex++;
+    if (!this.#done && this.#lineIndex >= this.#windowEnd) this.#done = true;
+  }
+}

@@ -1,0 +1,183 @@
+// Requirements cited: RE-1..RE-7, RE-16. See ../REQUIREMENTS.md.
+import assert from 'node:assert/strict';
+import { chmod, link, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createObservationStore, type ObservationStore, readTextWindow } from '../src/index.js';
+import { expectError, expectOk, tempDir } from './helpers.js';
+
+/** Observes a file the way read_file does: a one-line window. */
+async function observe(store: ObservationStore, path: string): Promise<void> {
+  const window = expectOk(
+    await readTextWindow(path, { limit: 1, hashLimit: store.hashLimit, contentLimit: store.contentLimit }),
+  );
+  store.recordPresent(path, window.version, window.content ? { content: window.content } : {});
+}
+
+describe('createObservationStore', () => {
+  it('starts unseen and refuses a check with FS_NOT_OBSERVED (RE-2)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'a\n');
+    const store = createObservationStore();
+    assert.deepEqual(store.lookup(file), { state: 'unseen' });
+    const error = expectError(await store.check(file, { displayPath: 'a.txt' }));
+    assert.equal(error.code, 'FS_NOT_OBSERVED');
+    assert.match(error.message, /a\.txt has not been observed in this session/);
+  });
+
+  it('holds a read window as a current observation (RE-2, RE-4)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'one\ntwo\nthree\n');
+    const store = createObservationStore();
+    await observe(store, file);
+    assert.equal(store.lookup(file).state, 'present');
+    assert.equal(expectOk(await store.check(file)).refreshed, false);
+  });
+
+  it('treats touch, chmod and an identical rewrite as current and refreshes silently (RE-4)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'same content\n');
+    const store = createObservationStore();
+    await observe(store, file);
+    await utimes(file, new Date('2001-01-01'), new Date('2001-01-01'));
+    assert.equal(expectOk(await store.check(file)).refreshed, true);
+    await chmod(file, 0o600);
+    assert.equal(expectOk(await store.check(file)).refreshed, true);
+    await writeFile(file, 'same content\n');
+    assert.equal(expectOk(await store.check(file)).refreshed, true);
+    assert.equal(expectOk(await store.check(file)).refreshed, false, 'the refreshed metadata is now stored');
+  });
+
+  it('follows a replacement by an identical file (another program’s atomic save) (RE-4)', async (t) => {
+    const directory = await tempDir(t);
+    const file = join(directory, 'a.txt');
+    await writeFile(file, 'content\n');
+    const store = createObservationStore();
+    await observe(store, file);
+    await writeFile(join(directory, 'tmp'), 'content\n');
+    await rename(join(directory, 'tmp'), file);
+    const current = expectOk(await store.check(file));
+    assert.equal(current.refreshed, true);
+    assert.equal(current.version.ino, (await stat(file, { bigint: true })).ino.toString());
+  });
+
+  it('catches a content change even when size and mtime are restored, naming the changed lines (RE-4, RE-6)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'alpha\nbeta\ngamma\ndelta\n');
+    const before = await stat(file);
+    const store = createObservationStore();
+    await observe(store, file);
+    await writeFile(file, 'alpha\nBETA\ngamma\ndelta\n');
+    await utimes(file, before.atime, before.mtime);
+    const error = expectError(await store.check(file, { displayPath: 'a.txt' }));
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.match(
+      error.message,
+      /a\.txt changed after it was read: its content changed \(line 2 in the current file\)/,
+    );
+    assert.doesNotMatch(error.message, /BETA|beta/, 'never file contents');
+  });
+
+  it('uses metadata alone beyond the hash limit, so any metadata change is stale (RE-5)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'x'.repeat(200));
+    const store = createObservationStore({ hashLimit: 100 });
+    await observe(store, file);
+    const observed = store.lookup(file);
+    assert.ok(observed.state === 'present' && observed.version.sha256 === null);
+    expectOk(await store.check(file));
+    await utimes(file, new Date('2001-01-01'), new Date('2001-01-01'));
+    const error = expectError(await store.check(file));
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.match(error.message, /too large to compare by content/);
+  });
+
+  it('reports a removed file as stale and a never-observed missing file as not found (RE-7)', async (t) => {
+    const directory = await tempDir(t);
+    const file = join(directory, 'a.txt');
+    await writeFile(file, 'x\n');
+    const store = createObservationStore();
+    await observe(store, file);
+    await rm(file);
+    const removed = expectError(await store.check(file));
+    assert.equal(removed.code, 'FS_STALE_VERSION');
+    assert.match(removed.message, /was removed after it was observed/);
+    assert.equal(expectError(await store.check(join(directory, 'never.txt'))).code, 'FS_NOT_FOUND');
+  });
+
+  it('remembers absence and refuses a file that appeared since (RE-2)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    const store = createObservationStore();
+    store.recordAbsent(file);
+    assert.deepEqual(store.lookup(file), { state: 'absent' });
+    await writeFile(file, 'new\n');
+    const error = expectError(await store.check(file));
+    assert.equal(error.code, 'FS_NOT_OBSERVED');
+    assert.match(error.message, /did not exist when it was last observed/);
+  });
+
+  it('shares one observation between hard links (RE-1, behaviour 58)', async (t) => {
+    const directory = await tempDir(t);
+    const first = join(directory, 'first.txt');
+    const second = join(directory, 'second.txt');
+    await writeFile(first, 'shared\n');
+    await link(first, second);
+    const store = createObservationStore();
+    await observe(store, first);
+    expectOk(await store.check(second));
+    assert.equal(store.size, 1);
+  });
+
+  it('keeps observations per store: a clone and a second store are independent (behaviour 59)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'x\n');
+    const parent = createObservationStore();
+    const child = createObservationStore();
+    await observe(child, file);
+    assert.equal(expectError(await parent.check(file)).code, 'FS_NOT_OBSERVED');
+    const copy = child.clone();
+    child.clear();
+    expectOk(await copy.check(file));
+    assert.equal(expectError(await child.check(file)).code, 'FS_NOT_OBSERVED');
+  });
+
+  it('round-trips through toJSON and restore, re-validating restored versions by content hash (RE-16)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'persisted\n');
+    const store = createObservationStore();
+    await observe(store, file);
+    const snapshot = JSON.parse(JSON.stringify(store.toJSON()));
+    const resumed = createObservationStore();
+    resumed.restore(snapshot);
+    assert.equal(resumed.lookup(file).state, 'present');
+    assert.equal(expectOk(await resumed.check(file)).refreshed, true, 'the first use re-hashes');
+
+    // A restored version whose metadata matches but whose hash does not is stale: metadata is not
+    // trusted across a restart (inode numbers are reused).
+    const forged = structuredClone(snapshot);
+    forged.entries[0].version.sha256 = '0'.repeat(64);
+    const suspicious = createObservationStore();
+    suspicious.restore(forged);
+    assert.equal(expectError(await suspicious.check(file)).code, 'FS_STALE_VERSION');
+    assert.throws(
+      () => suspicious.restore({ format: 'other' } as never),
+      /not an observation store snapshot/,
+    );
+  });
+
+  it('drops the oldest retained content beyond the budget but keeps the versions', async (t) => {
+    const directory = await tempDir(t);
+    const store = createObservationStore({ contentBudget: 64 });
+    const first = join(directory, 'first.txt');
+    const second = join(directory, 'second.txt');
+    await writeFile(first, `${'a'.repeat(40)}\n`);
+    await writeFile(second, `${'b'.repeat(40)}\n`);
+    await observe(store, first);
+    await observe(store, second);
+    await writeFile(first, `${'c'.repeat(40)}\n`);
+    const error = expectError(await store.check(first));
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.doesNotMatch(error.message, /in the current file/, 'its content was evicted');
+    assert.equal(store.size, 2);
+  });
+});

@@ -1,0 +1,171 @@
+// Requirements cited: RE-8 (version from the handle, confirmed after reading), RE-15, RE-17 (bounded windows).
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import iconv from 'iconv-lite';
+import { readTextWindow, sha256Of } from '../src/index.js';
+import { expectError, expectOk, tempDir } from './helpers.js';
+
+function numbered(count: number, ending = '\n'): string {
+  let text = '';
+  for (let line = 1; line <= count; line++) text += `line ${line}${ending}`;
+  return text;
+}
+
+describe('readTextWindow', () => {
+  it('skips offset lines and returns limit lines with an exact count for small files', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, numbered(100));
+    const window = expectOk(await readTextWindow(file, { offset: 10, limit: 5 }));
+    assert.deepEqual(window.lines, ['line 11', 'line 12', 'line 13', 'line 14', 'line 15']);
+    assert.equal(window.offset, 10);
+    assert.equal(window.totalLines, 100);
+    assert.equal(window.hasMore, true);
+    assert.equal(window.cut, undefined);
+  });
+
+  it('counts a final line without a terminator and does not count a trailing newline as a line', async (t) => {
+    const directory = await tempDir(t);
+    await writeFile(join(directory, 'with.txt'), 'a\nb\nc\nd\n');
+    await writeFile(join(directory, 'without.txt'), 'a\nb\nc\nd');
+    await writeFile(join(directory, 'empty.txt'), '');
+    await writeFile(join(directory, 'blank.txt'), '\n');
+    assert.equal(expectOk(await readTextWindow(join(directory, 'with.txt'))).totalLines, 4);
+    assert.deepEqual(expectOk(await readTextWindow(join(directory, 'without.txt'))).lines, [
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+    const empty = expectOk(await readTextWindow(join(directory, 'empty.txt')));
+    assert.deepEqual([empty.lines.length, empty.totalLines, empty.hasMore], [0, 0, false]);
+    assert.deepEqual(expectOk(await readTextWindow(join(directory, 'blank.txt'))).lines, ['']);
+  });
+
+  it('strips CR from CRLF lines, splits CR-only files, and strips a UTF-8 BOM', async (t) => {
+    const directory = await tempDir(t);
+    await writeFile(join(directory, 'crlf.txt'), '\ufeffone\r\ntwo\r\n');
+    await writeFile(join(directory, 'cr.txt'), 'one\rtwo\rthree');
+    const crlf = expectOk(await readTextWindow(join(directory, 'crlf.txt')));
+    assert.deepEqual(crlf.lines, ['one', 'two']);
+    assert.deepEqual(crlf.encoding, { name: 'utf-8', bom: true });
+    assert.deepEqual(expectOk(await readTextWindow(join(directory, 'cr.txt'))).lines, [
+      'one',
+      'two',
+      'three',
+    ]);
+  });
+
+  it('reads UTF-16 and legacy encodings line by line (RE-15)', async (t) => {
+    const directory = await tempDir(t);
+    const utf16 = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('α\r\nβ\r\nγ', 'utf16le').swap16()]);
+    await writeFile(join(directory, 'u16.txt'), utf16);
+    assert.deepEqual(expectOk(await readTextWindow(join(directory, 'u16.txt'), { offset: 1 })).lines, [
+      'β',
+      'γ',
+    ]);
+    const chinese =
+      '第一行：中文内容用于编码检测。\n第二行：编辑工具必须保留原始编码。\n第三行：读取、修改、写回。\n';
+    await writeFile(join(directory, 'gbk.txt'), iconv.encode(chinese, 'gbk'));
+    const gbk = expectOk(await readTextWindow(join(directory, 'gbk.txt'), { offset: 1, limit: 1 }));
+    assert.deepEqual(gbk.lines, ['第二行：编辑工具必须保留原始编码。']);
+    assert.equal(gbk.encoding.name, 'gb18030');
+  });
+
+  it('hashes files within the hash limit and leaves larger ones metadata-only (RE-3, RE-5)', async (t) => {
+    const directory = await tempDir(t);
+    const text = numbered(50);
+    await writeFile(join(directory, 'small.txt'), text);
+    const small = expectOk(await readTextWindow(join(directory, 'small.txt'), { limit: 1 }));
+    assert.equal(small.version.sha256, sha256Of(Buffer.from(text)));
+    assert.equal(small.content?.toString(), text);
+    const large = expectOk(await readTextWindow(join(directory, 'small.txt'), { limit: 1, hashLimit: 100 }));
+    assert.equal(large.version.sha256, null);
+    assert.equal(large.totalLines, undefined, 'a large file is not read past the window');
+    assert.equal(large.hasMore, true);
+  });
+
+  it('reports an offset past the end with the exact line count', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, numbered(7));
+    const window = expectOk(await readTextWindow(file, { offset: 50, hashLimit: 0 }));
+    assert.deepEqual([window.lines.length, window.totalLines, window.hasMore], [0, 7, false]);
+  });
+
+  it('reads a window across chunk boundaries of a multi-MiB file (RE-17)', async (t) => {
+    const file = join(await tempDir(t), 'big.txt');
+    await writeFile(file, numbered(400_000));
+    const window = expectOk(await readTextWindow(file, { offset: 399_990, limit: 20, hashLimit: 0 }));
+    assert.equal(window.lines.length, 10);
+    assert.equal(window.lines[0], 'line 399991');
+    assert.equal(window.lines.at(-1), 'line 400000');
+    assert.equal(window.totalLines, 400_000);
+    assert.equal(window.hasMore, false);
+  });
+
+  it('fails a first line over the line limit with FILE_TOO_LARGE and cuts the window before a later one', async (t) => {
+    const file = join(await tempDir(t), 'long.txt');
+    await writeFile(file, `short\n${'x'.repeat(3000)}\nafter\n`);
+    const cut = expectOk(await readTextWindow(file, { maxLineBytes: 1024 }));
+    assert.deepEqual(cut.lines, ['short']);
+    assert.deepEqual(cut.cut, { reason: 'long-line', nextOffset: 1 });
+    assert.equal(cut.hasMore, true);
+    const error = expectError(await readTextWindow(file, { offset: 1, maxLineBytes: 1024 }));
+    assert.equal(error.code, 'FILE_TOO_LARGE');
+    assert.match(error.message, /line 2 of .* is longer than the 1 KiB line limit/);
+    const skipped = expectOk(await readTextWindow(file, { offset: 2, maxLineBytes: 1024 }));
+    assert.deepEqual(skipped.lines, ['after']);
+  });
+
+  it('cuts a window whose text would pass the window byte limit, naming the next offset', async (t) => {
+    const file = join(await tempDir(t), 'page.txt');
+    await writeFile(file, `${'a'.repeat(600)}\n`.repeat(10));
+    const window = expectOk(await readTextWindow(file, { maxWindowBytes: 2000 }));
+    assert.equal(window.lines.length, 3);
+    assert.deepEqual(window.cut, { reason: 'window-bytes', nextOffset: 3 });
+  });
+
+  it('refuses binary files, directories and symlinks at the final component', async (t) => {
+    const directory = await tempDir(t);
+    await writeFile(join(directory, 'bin'), Buffer.from([1, 2, 0, 3, 4]));
+    await mkdir(join(directory, 'dir'));
+    await writeFile(join(directory, 'target.txt'), 'x');
+    await symlink(join(directory, 'target.txt'), join(directory, 'link.txt'));
+    assert.equal(expectError(await readTextWindow(join(directory, 'bin'))).code, 'FILE_BINARY');
+    const dir = expectError(await readTextWindow(join(directory, 'dir')));
+    assert.equal(dir.code, 'NOT_A_FILE');
+    assert.match(dir.message, /is a directory/);
+    assert.equal(expectError(await readTextWindow(join(directory, 'link.txt'))).code, 'PATH_INVALID');
+    assert.equal(expectError(await readTextWindow(join(directory, 'missing.txt'))).code, 'FS_NOT_FOUND');
+  });
+
+  it('fails with FS_STALE_VERSION when the file changes while it is read (RE-8)', async (t) => {
+    const file = join(await tempDir(t), 'growing.txt');
+    await writeFile(file, numbered(300_000));
+    let checks = 0;
+    // The reader looks at the signal between chunks; use that moment to change the file mid-read.
+    const signal = {
+      get aborted() {
+        if (++checks === 1) appendFileSync(file, 'appended while reading\n');
+        return false;
+      },
+    } as AbortSignal;
+    const error = expectError(await readTextWindow(file, { offset: 299_000, hashLimit: 0, signal }));
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.match(error.message, /changed while it was being read/);
+    assert.ok(checks >= 1);
+  });
+
+  it('stops with ABORTED when the signal fires', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, numbered(400_000));
+    const controller = new AbortController();
+    controller.abort();
+    assert.equal(
+      expectError(await readTextWindow(file, { offset: 399_000, signal: controller.signal })).code,
+      'ABORTED',
+    );
+  });
+});
