@@ -61,3 +61,16 @@ export {
   type StormOutcome,
   stormCategory,
 } from './storm-breaker.js';
+export { createHost, type Host, type HostOptions } from './create-host.js';
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  ApproveCallback,
+  BatchResult,
+  DispatchError,
+  DispatchOptions,
+  DispatchResult,
+  ResolvedPathTarget,
+  ToolCall,
+} from './host-types.js';
+export { MAX_PARALLEL_CALLS } from './dispatch-pipeline.js';

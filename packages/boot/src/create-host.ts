@@ -1,0 +1,337 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { setMaxListeners } from 'node:events';
+import {
+  type AnyToolDefinition,
+  createArgumentValidator,
+  createToolRegistry,
+  type ModelTool,
+  type RegisteredTool,
+  sha256Hex,
+  ToolhostError,
+  type ToolRegistry,
+  toModelTools,
+} from '@toolhost/contracts';
+import {
+  createPathPolicy,
+  DEFAULT_PROTECTED_PATHS,
+  DEFAULT_SECRET_PATHS,
+  type PathPolicy,
+} from '@toolhost/path-policy';
+import { type AuditEvent, createAuditLog } from './audit-log.js';
+import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { createDispatchPipeline } from './dispatch-pipeline.js';
+import type {
+  ApproveCallback,
+  BatchResult,
+  DispatchOptions,
+  DispatchResult,
+  ToolCall,
+} from './host-types.js';
+import {
+  CONFIG_FILE_NAME,
+  EMPTY_HOST_CONFIG,
+  type HostConfig,
+  loadHostConfig,
+  parseHostConfig,
+  type SurfaceProfile,
+} from './parse-host-config.js';
+import { createPermissionRules } from './permission-rules.js';
+import { type HostPlatform, selectSurface } from './select-surface.js';
+import { createStormBreaker } from './storm-breaker.js';
+
+/** Options of {@link createHost}. Explicit options win over the configuration's `defaults`. */
+export interface HostOptions {
+  /** The project root; default the current directory. Must be an existing directory. */
+  readonly root?: string;
+  /** More roots the run may access (added to the configuration's `allowedRoots`). */
+  readonly allowedRoots?: readonly string[];
+  /** Default `read_only`. */
+  readonly sandbox?: SandboxMode;
+  /** Default `on_request`. */
+  readonly approval?: ApprovalPolicy;
+  /** Default `lean`. */
+  readonly surface?: SurfaceProfile;
+  /** Default: detected (`windows` on win32, `posix` elsewhere). */
+  readonly platform?: HostPlatform;
+  /**
+   * The configuration: a parsed object, a file path, or `false` for none. Default
+   * `<root>/toolhost.config.json` when it exists.
+   */
+  readonly config?: HostConfig | string | false;
+  /** Caches, job logs, the result store and the audit log; default `<root>/.toolhost`. */
+  readonly stateDir?: string;
+  /** Asks a person; without it an "ask" decision fails closed with `APPROVAL_REQUIRED`. */
+  readonly approve?: ApproveCallback;
+  /** How long `approve` may take, in ms; default the configuration's, else 120000. */
+  readonly approvalTimeoutMs?: number;
+  /** Receives every audit event, synchronously. */
+  readonly onAudit?: (event: AuditEvent) => void;
+  /** Writes the JSONL audit log: `true` for `<stateDir>/audit.jsonl`, or a path. Default the configuration's `audit`. */
+  readonly auditFile?: boolean | string;
+  /**
+   * More tools (source `dynamic`, `mcp` or `builtin` for tests), registered beside the built-ins:
+   * reachable by name and as `tool:<name>`, never on the provider surface.
+   */
+  readonly tools?: readonly AnyToolDefinition[];
+}
+
+/** A host: the frozen provider surface of one run policy and the dispatch pipeline. */
+export interface Host {
+  /** The real project root. */
+  readonly root: string;
+  readonly sandbox: SandboxMode;
+  readonly approval: ApprovalPolicy;
+  readonly surface: SurfaceProfile;
+  readonly platform: HostPlatform;
+  readonly stateDir: string;
+  readonly config: HostConfig;
+  /** Every registered tool, surface or not. */
+  readonly registry: ToolRegistry;
+  readonly pathPolicy: PathPolicy;
+  /** The provider-visible tools' names, sorted. Frozen at creation. */
+  surfaceNames(): readonly string[];
+  /** The provider-neutral surface (`{ name, description, inputSchema }`, canonical). Frozen at creation. */
+  modelTools(): readonly ModelTool[];
+  /** First 16 hex characters of SHA-256 of the serialised {@link Host.modelTools}. */
+  surfaceFingerprint(): string;
+  /** Runs one call as a batch of one (the storm breaker's notice, when any, is on the result). */
+  dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
+  /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, results in order. */
+  dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
+  /** Cancels running calls, ends jobs and servers, flushes the audit log. Idempotent. */
+  close(): Promise<void>;
+}
+
+const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
+const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
+const SURFACES: readonly SurfaceProfile[] = ['lean', 'full'];
+const PLATFORMS: readonly HostPlatform[] = ['posix', 'windows'];
+const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+const STRAGGLER_WAIT_MS = 2_000;
+
+function configError(field: string, problem: string, cause?: unknown): ToolhostError {
+  return new ToolhostError({
+    code: 'CONFIG_INVALID',
+    message: `options: ${field}: ${problem}`,
+    details: { source: 'options', field },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T)) throw configError(field, `expected one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+/**
+ * Creates a host: reads and validates the configuration, composes the registry (built-ins in their
+ * groups, `use_capability`, extra tools), freezes the provider surface for the run policy and
+ * returns the dispatch pipeline.
+ *
+ * Defaults: root = cwd, sandbox `read_only`, approval `on_request`, surface `lean`, platform
+ * detected, configuration `<root>/toolhost.config.json` when present, state directory
+ * `<root>/.toolhost`, approval timeout 120 s. Throws `ToolhostError` `CONFIG_INVALID` naming the
+ * field for a bad option or configuration (a missing root, an unknown sandbox, a malformed rule ...).
+ */
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  const rootInput = resolve(options.root ?? process.cwd());
+  try {
+    if (!statSync(rootInput).isDirectory()) throw configError('root', 'is not a directory');
+  } catch (error) {
+    if (ToolhostError.isInstance(error)) throw error;
+    throw configError('root', 'does not exist or cannot be read', error);
+  }
+  const config = readConfig(options.config, rootInput);
+  const sandbox = oneOf('sandbox', options.sandbox, SANDBOXES, config.defaults.sandbox ?? 'read_only');
+  const approval = oneOf('approval', options.approval, APPROVALS, config.defaults.approval ?? 'on_request');
+  const surface = oneOf('surface', options.surface, SURFACES, config.defaults.surface ?? 'lean');
+  const platform = oneOf(
+    'platform',
+    options.platform,
+    PLATFORMS,
+    process.platform === 'win32' ? 'windows' : 'posix',
+  );
+  const approvalTimeoutMs =
+    options.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  if (!Number.isInteger(approvalTimeoutMs) || approvalTimeoutMs < 1) {
+    throw configError('approvalTimeoutMs', 'expected a positive integer');
+  }
+  if (options.approve !== undefined && typeof options.approve !== 'function') {
+    throw configError('approve', 'expected a function');
+  }
+  const stateDir = resolve(rootInput, options.stateDir ?? '.toolhost');
+  const allowedRoots = [...config.allowedRoots, ...(options.allowedRoots ?? [])].map((root) =>
+    resolve(rootInput, root),
+  );
+  const rules = (() => {
+    try {
+      return createPermissionRules(config.permissions);
+    } catch (error) {
+      throw configError('permissions', error instanceof Error ? error.message : String(error), error);
+    }
+  })();
+
+  // The state directory is protected from the tools wherever it lives inside the project.
+  const stateRelative = relative(rootInput, stateDir);
+  const stateInsideRoot =
+    stateRelative !== '' && !stateRelative.startsWith('..') && !isAbsolute(stateRelative);
+  const protectedPaths = [
+    ...DEFAULT_PROTECTED_PATHS,
+    ...(stateInsideRoot && stateRelative.split(/[\\/]/)[0] !== '.toolhost'
+      ? [`${stateRelative.split(/[\\/]/).join('/')}/**`]
+      : []),
+    ...config.protectedPaths,
+  ];
+  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths];
+  let pathPolicy: PathPolicy;
+  try {
+    pathPolicy = createPathPolicy({
+      mode:
+        sandbox === 'danger_full_access'
+          ? 'danger_full_access'
+          : allowedRoots.length > 0
+            ? 'allowed_roots'
+            : 'current_project',
+      root: rootInput,
+      allowedRoots: sandbox === 'danger_full_access' ? allowedRoots : [rootInput, ...allowedRoots],
+      protectedPaths,
+      secretPaths,
+    });
+  } catch (error) {
+    throw configError('allowedRoots', error instanceof Error ? error.message : String(error), error);
+  }
+  const root = pathPolicy.roots[0] ?? rootInput;
+
+  const auditSetting = options.auditFile ?? config.audit;
+  const auditFile =
+    auditSetting === true
+      ? join(stateDir, 'audit.jsonl')
+      : typeof auditSetting === 'string'
+        ? resolve(root, auditSetting)
+        : undefined;
+  if (auditFile) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
+
+  const hostController = new AbortController();
+  // Every running call listens on the host signal; a busy host legitimately has many listeners.
+  setMaxListeners(0, hostController.signal);
+  const stragglers = new Set<Promise<unknown>>();
+  const inflight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work)).catch(() => undefined);
+    return work;
+  };
+
+  const registry = createToolRegistry();
+  for (const tool of options.tools ?? []) {
+    try {
+      registry.register(tool);
+    } catch (error) {
+      throw configError('tools', error instanceof Error ? error.message : String(error), error);
+    }
+  }
+
+  const surfaceTools: readonly RegisteredTool[] = Object.freeze(
+    selectSurface({ profile: surface, sandbox, platform, tools: registry.list({ visibility: 'all' }) }),
+  );
+  const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
+  const modelTools = deepFreeze(toModelTools(surfaceTools));
+  const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
+
+  const pipeline = createDispatchPipeline({
+    registry,
+    validator: createArgumentValidator(),
+    sandbox,
+    approval,
+    platform,
+    rules,
+    pathPolicy,
+    approve: options.approve,
+    approvalTimeoutMs,
+    audit,
+    stormBreaker: createStormBreaker(),
+    hostSignal: hostController.signal,
+    onStraggler(settled) {
+      stragglers.add(settled);
+      void settled.finally(() => stragglers.delete(settled));
+    },
+  });
+
+  audit.emit('host-created', {
+    root,
+    sandbox,
+    approval,
+    surface,
+    platform,
+    surfaceFingerprint: fingerprint,
+    surfaceNames: [...surfaceNames],
+    tools: registry.size,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    root,
+    sandbox,
+    approval,
+    surface,
+    platform,
+    stateDir,
+    config,
+    registry,
+    pathPolicy,
+    surfaceNames: () => surfaceNames,
+    modelTools: () => modelTools,
+    surfaceFingerprint: () => fingerprint,
+    dispatch: (call, dispatchOptions) => track(pipeline.dispatch(call, dispatchOptions)),
+    dispatchBatch: (calls, dispatchOptions) => track(pipeline.dispatchBatch(calls, dispatchOptions)),
+    close() {
+      closing ??= (async () => {
+        hostController.abort(new ToolhostError({ code: 'ABORTED', message: 'the host is closing' }));
+        // Running calls end promptly once cancelled, except non-abortable ones, which are awaited so
+        // nothing lands after close() resolved.
+        await Promise.allSettled([...inflight]);
+        // Abortable handlers that did not settle within their grace promised to stop; wait a little more.
+        await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
+        audit.emit('host-closed', {});
+        await audit.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function settleWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+function readConfig(setting: HostOptions['config'], root: string): HostConfig {
+  if (setting === false) return EMPTY_HOST_CONFIG;
+  if (setting === undefined || typeof setting === 'string') {
+    const file = setting === undefined ? join(root, CONFIG_FILE_NAME) : resolve(root, setting);
+    const loaded = loadHostConfig(file, { optional: setting === undefined });
+    if (!loaded.ok) throw loaded.error;
+    return loaded.value;
+  }
+  const parsed = parseHostConfig(setting, 'options.config');
+  if (!parsed.ok) throw parsed.error;
+  return parsed.value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,336 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import {
+  type ApprovalRequest,
+  createHost,
+  type Host,
+  type HostOptions,
+  MAX_MODEL_RESULT_BYTES,
+} from '../src/index.js';
+import {
+  auditSink,
+  bigOutput,
+  deferred,
+  failing,
+  parallelReader,
+  sequentialWriter,
+  slowAbortable,
+  stubbornWriter,
+  type ToolLog,
+  tempRoot,
+  thrower,
+  toolLog,
+  uncompilable,
+} from './helpers.js';
+
+let root: { dir: string; cleanup: () => void };
+let log: ToolLog;
+const hosts: Host[] = [];
+
+async function host(options: HostOptions = {}): Promise<Host> {
+  const created = await createHost({ root: root.dir, config: false, ...options });
+  hosts.push(created);
+  return created;
+}
+
+beforeEach(() => {
+  root = tempRoot();
+  log = toolLog();
+});
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((created) => created.close()));
+  root.cleanup();
+});
+
+describe('Host.dispatch', () => {
+  it('refuses a write tool in read_only with PERMISSION_DENIED before anything is touched', async () => {
+    const sink = auditSink();
+    const h = await host({ tools: [sequentialWriter(root.dir, log)], onAudit: sink.onAudit });
+    const result = await h.dispatch({
+      id: 'w1',
+      name: 'test_write',
+      arguments: { path: 'a.txt', content: 'x' },
+    });
+    assert.equal(result.status, 'error');
+    assert.equal(result.error?.code, 'PERMISSION_DENIED');
+    assert.match(
+      result.output,
+      /^PERMISSION_DENIED: "test_write" can modify files or state, which this run does not allow \(sandbox read_only\)/,
+    );
+    assert.equal(existsSync(join(root.dir, 'a.txt')), false);
+    assert.deepEqual(log.entries, []);
+    // harness §15 behaviour 5: no call-started event; the decision is on record with its source.
+    assert.deepEqual(sink.types('w1'), [
+      'call-received',
+      'call-resolved',
+      'call-validated',
+      'permission-decided',
+      'call-finished',
+    ]);
+    const decided = sink.events.find((event) => event.type === 'permission-decided');
+    assert.equal(decided?.source, 'sandbox');
+    assert.equal(decided?.decision, 'deny');
+  });
+
+  it('refuses the same write in read_only even when the path is outside the root (sandbox first)', async () => {
+    const h = await host({ tools: [sequentialWriter(root.dir, log)] });
+    const result = await h.dispatch({ name: 'test_write', arguments: { path: '../outside.txt' } });
+    assert.equal(result.error?.code, 'PERMISSION_DENIED');
+  });
+
+  it('runs an allowed write and reports the decision source', async () => {
+    const h = await host({ sandbox: 'workspace_write', tools: [sequentialWriter(root.dir, log)] });
+    const result = await h.dispatch({
+      id: 'w2',
+      name: 'test_write',
+      arguments: '{"path":"b.txt","content":"hi"}',
+    });
+    assert.equal(result.status, 'ok', result.output);
+    assert.equal(result.output, 'wrote b.txt');
+    assert.equal(readFileSync(join(root.dir, 'b.txt'), 'utf8'), 'hi');
+    assert.equal(result.permission?.source, 'policy');
+    assert.deepEqual(result.error, null);
+    assert.equal(result.resultRef, null);
+  });
+
+  it('denies a path outside the root at the permission step, also under approval never (harness behaviour 11)', async () => {
+    const sink = auditSink();
+    const h = await host({ approval: 'never', tools: [parallelReader(log)], onAudit: sink.onAudit });
+    const result = await h.dispatch({ id: 'r1', name: 'test_read', arguments: { path: '../etc/passwd' } });
+    assert.equal(result.error?.code, 'PATH_OUTSIDE_ROOT');
+    assert.deepEqual(log.entries, []);
+    assert.ok(!sink.types('r1').includes('call-started'));
+    assert.equal(sink.events.find((event) => event.type === 'permission-decided')?.source, 'path_policy');
+  });
+
+  it('refuses secret and protected paths through the path policy', async () => {
+    writeFileSync(join(root.dir, '.env'), 'TOKEN=1');
+    const h = await host({
+      sandbox: 'workspace_write',
+      tools: [parallelReader(log), sequentialWriter(root.dir, log)],
+    });
+    const secret = await h.dispatch({ name: 'test_read', arguments: { path: '.env' } });
+    assert.equal(secret.error?.code, 'PATH_PROTECTED');
+    const state = await h.dispatch({ name: 'test_write', arguments: { path: '.toolhost/x' } });
+    assert.equal(state.error?.code, 'PATH_PROTECTED');
+    assert.deepEqual(log.entries, []);
+  });
+
+  it('answers an unknown name with TOOL_NOT_FOUND and close names (harness behaviour 6)', async () => {
+    const h = await host({ tools: [parallelReader(log)] });
+    const result = await h.dispatch({ name: 'test_raed', arguments: {} });
+    assert.equal(result.error?.code, 'TOOL_NOT_FOUND');
+    assert.equal(result.toolName, null);
+    assert.match(result.output, /no tool is named "test_raed"; close names: test_read/);
+  });
+
+  it('validates before permission: invalid arguments never reach the approval callback (reasonix behaviour 17)', async () => {
+    const asked: ApprovalRequest[] = [];
+    const h = await host({
+      tools: [uncompilable('mcp', log), failing('needs_ok', 'EXECUTION_ERROR', () => 'x')],
+      approve: (request) => {
+        asked.push(request);
+        return true;
+      },
+    });
+    const result = await h.dispatch({ name: 'needs_ok', arguments: { n: 'not a number' } });
+    assert.equal(result.error?.code, 'ARGUMENT_VALIDATION');
+    assert.match(
+      result.output,
+      /argument validation failed for "needs_ok" \(schema fingerprint [0-9a-f]{16}; remote_dispatched=false\)/,
+    );
+    assert.ok(!result.output.includes('not a number'), 'value-free');
+    assert.equal(asked.length, 0);
+  });
+
+  it('treats empty and null arguments as {} without coercion', async () => {
+    const h = await host({ tools: [slowAbortable(log, { timeoutMs: 5000 }), thrower()] });
+    for (const args of [undefined, null, '', 'null', '  ']) {
+      const result = await h.dispatch({ name: 'test_throw', arguments: args });
+      assert.equal(result.error?.code, 'EXECUTION_ERROR', String(args));
+    }
+  });
+
+  it('runs an MCP tool with an uncompilable schema unvalidated and refuses a built-in one (reasonix behaviour 24)', async () => {
+    const h = await host({
+      approval: 'never',
+      tools: [uncompilable('mcp', log), uncompilable('builtin', log)],
+    });
+    const mcp = await h.dispatch({ name: 'mcp__srv__weird', arguments: { a: 1 } });
+    assert.equal(mcp.status, 'ok', mcp.output);
+    const builtin = await h.dispatch({ name: 'test_broken', arguments: { a: 1 } });
+    assert.equal(builtin.error?.code, 'HOST_CONFIGURATION');
+    assert.deepEqual(log.entries, ['mcp__srv__weird:ran']);
+  });
+
+  it('turns a thrown error into EXECUTION_ERROR and keeps going', async () => {
+    const h = await host({ tools: [thrower(), parallelReader(log)] });
+    const batch = await h.dispatchBatch([
+      { id: 'a', name: 'test_throw' },
+      { id: 'b', name: 'test_read', arguments: { path: 'x' } },
+    ]);
+    assert.equal(batch.results[0]?.error?.code, 'EXECUTION_ERROR');
+    assert.match(batch.results[0]?.output ?? '', /^EXECUTION_ERROR: boom; /);
+    assert.equal(batch.results[1]?.status, 'ok');
+  });
+
+  it('signals an abortable tool on timeout and reports TIMEOUT with its partial output (harness behaviour 37)', async () => {
+    const h = await host({ tools: [slowAbortable(log)] });
+    const result = await h.dispatch({ name: 'test_slow' });
+    assert.equal(result.error?.code, 'TIMEOUT');
+    assert.deepEqual(log.entries, ['slow:start', 'slow:signalled']);
+    assert.match(
+      result.output,
+      /^TIMEOUT: "test_slow" did not finish within its 150 ms limit and was stopped/,
+    );
+    assert.match(result.output, /partial output before the stop/);
+  });
+
+  it('ends the call of an abortable tool that ignores its signal without waiting for it', async () => {
+    const h = await host({ tools: [slowAbortable(log, { ignoreSignal: true })] });
+    const result = await h.dispatch({ name: 'test_stuck' });
+    assert.equal(result.error?.code, 'TIMEOUT');
+  });
+
+  it('awaits a non-abortable writer before reporting TIMEOUT, so the write never lands after the report (harness behaviour 37 [B])', async () => {
+    const h = await host({ sandbox: 'workspace_write', tools: [stubbornWriter(root.dir, log)] });
+    const result = await h.dispatch({
+      name: 'test_stubborn',
+      arguments: { path: 'late.txt', content: 'landed' },
+    });
+    // At the moment of the report the write has already happened; nothing changes afterwards.
+    assert.equal(readFileSync(join(root.dir, 'late.txt'), 'utf8'), 'landed');
+    assert.deepEqual(log.entries, ['stubborn:signalled', 'stubborn:wrote']);
+    assert.equal(result.error?.code, 'TIMEOUT');
+    assert.match(
+      result.output,
+      /cannot be interrupted, so the host waited for it: it completed after the limit/,
+    );
+    assert.match(result.output, /wrote late\.txt/);
+  });
+
+  it('cancels a running call through the dispatch signal with ABORTED', async () => {
+    const h = await host({ tools: [slowAbortable(log, { timeoutMs: 60_000 })] });
+    const controller = new AbortController();
+    const pending = h.dispatch({ name: 'test_slow' }, { signal: controller.signal });
+    while (!log.entries.includes('slow:start')) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    const result = await pending;
+    assert.equal(result.error?.code, 'ABORTED');
+  });
+
+  it('truncates a large result to 32 KiB and stores the whole body with a result ref', async () => {
+    const stored: { callId: string; body: string }[] = [];
+    const h = await host({ tools: [bigOutput(100_000, 'shell')] });
+    const result = await h.dispatch({ id: 'big1', name: 'test_big' });
+    assert.equal(result.status, 'ok');
+    assert.equal(result.truncated, true);
+    assert.ok(Buffer.byteLength(result.output) <= MAX_MODEL_RESULT_BYTES);
+    assert.match(result.output, /\[output truncated by the host: tool=test_big call_id=big1 result_ref=/);
+    assert.equal(stored.length, 0);
+  });
+});
+
+describe('Host.dispatchBatch', () => {
+  it('runs contiguous read-only calls concurrently, at most 8, and keeps the model order (harness behaviour 36)', async () => {
+    const gate = deferred();
+    const h = await host({ tools: [parallelReader(log, gate.promise)] });
+    const calls = Array.from({ length: 10 }, (_, index) => ({
+      id: `r${index}`,
+      name: 'test_read',
+      arguments: { path: `f${index}` },
+    }));
+    const pending = h.dispatchBatch(calls);
+    while (log.running < 8) await new Promise((resolve) => setImmediate(resolve));
+    // Give the scheduler every chance to start a ninth call before the gate opens.
+    for (let spin = 0; spin < 20; spin++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(log.running, 8);
+    gate.resolve();
+    const batch = await pending;
+    assert.equal(log.maxRunning, 8);
+    assert.deepEqual(
+      batch.results.map((result) => result.id),
+      calls.map((call) => call.id),
+    );
+    assert.ok(batch.results.every((result) => result.status === 'ok'));
+  });
+
+  it('runs a writer alone and in order between readers', async () => {
+    const h = await host({
+      sandbox: 'workspace_write',
+      tools: [parallelReader(log), sequentialWriter(root.dir, log)],
+    });
+    const batch = await h.dispatchBatch([
+      { id: '1', name: 'test_read', arguments: { path: 'a' } },
+      { id: '2', name: 'test_read', arguments: { path: 'b' } },
+      { id: '3', name: 'test_write', arguments: { path: 'c', content: '' } },
+      { id: '4', name: 'test_read', arguments: { path: 'd' } },
+    ]);
+    const writeStart = log.entries.indexOf('write:start:c');
+    const writeEnd = log.entries.indexOf('write:end:c');
+    assert.equal(writeEnd, writeStart + 1, 'nothing ran beside the writer');
+    assert.ok(
+      log.entries.indexOf('read:end:a') < writeStart && log.entries.indexOf('read:end:b') < writeStart,
+    );
+    assert.ok(log.entries.indexOf('read:start:d') > writeEnd);
+    assert.deepEqual(
+      batch.results.map((result) => result.id),
+      ['1', '2', '3', '4'],
+    );
+  });
+
+  it('never skips later independent calls after a failure', async () => {
+    const h = await host({
+      sandbox: 'workspace_write',
+      tools: [parallelReader(log), sequentialWriter(root.dir, log)],
+    });
+    const batch = await h.dispatchBatch([
+      { id: '1', name: 'test_write', arguments: { path: '../escape' } },
+      { id: '2', name: 'no_such_tool' },
+      { id: '3', name: 'test_write', arguments: { path: 'ok.txt', content: 'fine' } },
+      { id: '4', name: 'test_read', arguments: { path: 'missing-file' } },
+      { id: '5', name: 'test_read', arguments: { path: 'present' } },
+    ]);
+    assert.deepEqual(
+      batch.results.map((result) => result.error?.code ?? 'ok'),
+      ['PATH_OUTSIDE_ROOT', 'TOOL_NOT_FOUND', 'ok', 'FS_NOT_FOUND', 'ok'],
+    );
+    assert.equal(readFileSync(join(root.dir, 'ok.txt'), 'utf8'), 'fine');
+  });
+
+  it('gives the storm breaker one round per batch and puts its notice on the batch (reasonix behaviours 25, 29)', async () => {
+    let n = 0;
+    const h = await host({
+      tools: [failing('test_fail', 'COMMAND_FAILED', () => `build ${++n}: exit status 2`)],
+    });
+    const turn = () =>
+      h.dispatchBatch([
+        { name: 'test_fail', arguments: { n: 1 } },
+        { name: 'test_fail', arguments: { n: 2 } },
+      ]);
+    assert.equal((await turn()).notice, undefined);
+    assert.equal((await turn()).notice, undefined);
+    const third = await turn();
+    assert.match(
+      third.notice ?? '',
+      /^\[loop guard\] this batch of 2 tool calls has now failed 3 times in a row/,
+    );
+    assert.match(third.notice ?? '', /COMMAND_FAILED: build 5: exit status 2/);
+    // Earlier results are untouched: the notice is separate.
+    assert.ok(third.results.every((result) => !result.output.includes('[loop guard]')));
+  });
+
+  it('counts a single dispatch as a batch of one and attaches the notice to its result', async () => {
+    const h = await host({ tools: [parallelReader(log)] });
+    const call = () => h.dispatch({ name: 'test_read', arguments: { path: 'missing-x' } });
+    await call();
+    await call();
+    const third = await call();
+    assert.match(third.notice ?? '', /^\[loop guard\] "test_read" has now failed 3 times/);
+    const ok = await h.dispatch({ name: 'test_read', arguments: { path: 'fine' } });
+    assert.equal(ok.notice, undefined);
+    assert.equal((await call()).notice, undefined, 'a success reset the streak');
+  });
+});
