@@ -122,6 +122,9 @@ export interface PathPolicy {
   verifyWriteTarget(realPath: string): ResolvePathResult;
 }
 
+/** The longest absolute path the host's system calls accept, in bytes (PATH_MAX less the NUL). */
+const HOST_PATH_MAX = process.platform === 'linux' ? 4095 : process.platform === 'win32' ? 32_767 : 1023;
+
 // `~`, `~/x`, `~user/x`: forms a shell would expand. A bare `~name` is an ordinary file name.
 const TILDE_FORM = /^~(?:$|[\\/]|[A-Za-z0-9._-]+[\\/])/;
 
@@ -333,6 +336,15 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
             `Path ${shown} cannot be resolved (${real.errno}). Use another path.`,
           );
       }
+    }
+    const bytes = Buffer.byteLength(real.path, 'utf8');
+    if (bytes > HOST_PATH_MAX) {
+      // realpath walks missing names without checking PATH_MAX; the writer's mkdir/open would fail.
+      return pathError(
+        'PATH_INVALID',
+        'too_long',
+        `Path ${shown} is ${bytes} bytes long once joined to its root; the file system limit is ${HOST_PATH_MAX} bytes. Use a shorter path.`,
+      );
     }
     if (!real.exists && typeof given === 'string' && TILDE_FORM.test(given)) {
       return pathError(

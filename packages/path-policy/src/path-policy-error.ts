@@ -15,6 +15,7 @@ export type PathPolicyErrorCode =
 export type PathPolicyErrorReason =
   | 'not_a_string'
   | 'nul_byte'
+  | 'invalid_unicode'
   | 'empty'
   | 'too_long'
   | 'name_too_long'

@@ -43,7 +43,8 @@ function refuseWindows(
  * Validates a path input and turns it into an absolute, normalised path by pure string logic (no
  * file system access; symbolic links are resolved later, on real paths).
  *
- * Rules (requirement ids in REQUIREMENTS.md): a non-string, a NUL byte, an empty or blank string,
+ * Rules (requirement ids in REQUIREMENTS.md): a non-string, a NUL byte, an unpaired surrogate, an
+ * empty or blank string,
  * an input over `maxPathLength` UTF-8 bytes and a name over {@link MAX_NAME_LENGTH} are refused
  * (PP-IN-1..4). `..` is applied lexically; trailing separators and `.` names are dropped (PP-IN-5).
  * On win32 (PP-WIN-1..8): `/` and `\` are both separators; `C:\x` and `\\server\share\x` are
@@ -71,6 +72,14 @@ export function resolveLexicalPath(
       'PATH_INVALID',
       'nul_byte',
       `Path ${quoteInput(input)} contains a NUL byte, which no file name can contain. Remove it.`,
+    );
+  }
+  // A lone UTF-16 surrogate has no UTF-8 form: the file system would see U+FFFD instead, another name.
+  if (/\p{Cs}/u.test(input)) {
+    return pathError(
+      'PATH_INVALID',
+      'invalid_unicode',
+      `Path ${quoteInput(input)} is not valid Unicode (it contains an unpaired surrogate). Pass the name as valid text.`,
     );
   }
   if (input.trim() === '') {
