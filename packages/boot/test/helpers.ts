@@ -280,3 +280,28 @@ export function failing(
     },
   });
 }
+
+/** A tool with unknown annotations (so on_request asks), recording its runs. */
+export function unannotated(log: ToolLog): AnyToolDefinition {
+  return defineTool<{ command?: string }>({
+    name: 'test_unknown',
+    aliases: ['test_unknown_legacy'],
+    source: 'dynamic',
+    group: 'utility_builtins',
+    category: 'utility',
+    annotations: {},
+    execution: { mode: 'sequential', timeoutMs: 5000, abortable: true },
+    pathAccess: 'none',
+    visibility: 'listed',
+    modelTool: {
+      name: 'test_unknown',
+      description: 'Do something unknown.',
+      inputSchema: { type: 'object', properties: { command: { type: 'string' } } },
+    },
+    permission: { subject: (args) => args.command ?? '', preview: (args) => `run ${args.command ?? ''}` },
+    async execute(args) {
+      log.entries.push(`unknown:${args.command ?? ''}`);
+      return textResult('done');
+    },
+  });
+}
