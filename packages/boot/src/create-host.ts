@@ -32,6 +32,7 @@ import {
   CONFIG_FILE_NAME,
   EMPTY_HOST_CONFIG,
   type HostConfig,
+  type HostConfigInput,
   loadHostConfig,
   parseHostConfig,
   type SurfaceProfile,
@@ -58,7 +59,7 @@ export interface HostOptions {
    * The configuration: a parsed object, a file path, or `false` for none. Default
    * `<root>/toolhost.config.json` when it exists.
    */
-  readonly config?: HostConfig | string | false;
+  readonly config?: HostConfigInput | string | false;
   /** Caches, job logs, the result store and the audit log; default `<root>/.toolhost`. */
   readonly stateDir?: string;
   /** Asks a person; without it an "ask" decision fails closed with `APPROVAL_REQUIRED`. */

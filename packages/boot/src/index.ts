@@ -21,6 +21,7 @@ export {
   EMPTY_HOST_CONFIG,
   type HostConfig,
   type HostConfigDefaults,
+  type HostConfigInput,
   loadHostConfig,
   type McpServerConfig,
   parseHostConfig,

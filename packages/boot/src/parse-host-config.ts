@@ -53,6 +53,22 @@ export interface HostConfig {
   readonly audit?: boolean | string;
 }
 
+/** The configuration as written (every field optional), for passing one in code. */
+export interface HostConfigInput {
+  readonly $schema?: string;
+  readonly mcpServers?: Readonly<Record<string, unknown>>;
+  readonly permissions?: {
+    readonly allow?: readonly string[];
+    readonly ask?: readonly string[];
+    readonly deny?: readonly string[];
+  };
+  readonly protectedPaths?: readonly string[];
+  readonly secretPaths?: readonly string[];
+  readonly allowedRoots?: readonly string[];
+  readonly defaults?: HostConfigDefaults;
+  readonly audit?: boolean | string;
+}
+
 /** An empty configuration (what a missing default file means). */
 export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
   mcpServers: {},
