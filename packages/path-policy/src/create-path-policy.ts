@@ -122,6 +122,12 @@ export interface PathPolicy {
   verifyWriteTarget(realPath: string): ResolvePathResult;
 }
 
+/** A path split once, with the roots that hold it. */
+interface Located {
+  readonly split: SplitPath;
+  readonly within: readonly SplitPath[];
+}
+
 /** The longest absolute path the host's system calls accept, in bytes (PATH_MAX less the NUL). */
 const HOST_PATH_MAX = process.platform === 'linux' ? 4095 : process.platform === 'win32' ? 32_767 : 1023;
 
@@ -198,31 +204,32 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       ? 'Use a path inside one of the allowed roots.'
       : 'Use a path relative to the project root.';
 
-  function containingRoots(target: SplitPath): SplitPath[] {
-    return splitRoots.filter((root) => isSplitInside(root, target, caseSensitive));
+  /** Splits a path and finds the roots holding it, once per path and decision. */
+  function locate(absolutePath: string): Located {
+    const split = splitAbsolutePath(absolutePath, platform);
+    return { split, within: splitRoots.filter((root) => isSplitInside(root, split, caseSensitive)) };
   }
 
-  function displayOf(target: SplitPath): string {
-    if (base === undefined) return absoluteDisplayPath(target);
-    if (mode === 'danger_full_access' && containingRoots(target).length === 0)
-      return absoluteDisplayPath(target);
+  function displayOf(target: Located): string {
+    if (base === undefined) return absoluteDisplayPath(target.split);
+    if (mode === 'danger_full_access' && target.within.length === 0) return absoluteDisplayPath(target.split);
     // Relative to the base root, `../` for other roots: unambiguous, and it resolves back to the same path.
-    return relativeSplitDisplay(base, target, caseSensitive) ?? absoluteDisplayPath(target);
+    return relativeSplitDisplay(base, target.split, caseSensitive) ?? absoluteDisplayPath(target.split);
   }
 
   /** The strings patterns are matched against: the path relative to each root holding it, else its names. */
-  function subjectsOf(target: SplitPath): Array<[string, boolean]> {
+  function subjectsOf(target: Located): Array<[string, boolean]> {
     const subjects: Array<[string, boolean]> = [];
-    for (const root of containingRoots(target)) {
-      const names = target.segments.slice(root.segments.length);
+    for (const root of target.within) {
+      const names = target.split.segments.slice(root.segments.length);
       subjects.push([names.length === 0 ? '.' : names.join('/'), true]);
     }
-    if (subjects.length === 0) subjects.push([target.segments.join('/'), false]);
+    if (subjects.length === 0) subjects.push([target.split.segments.join('/'), false]);
     return subjects;
   }
 
   function protectionOf(
-    targets: readonly SplitPath[],
+    targets: readonly Located[],
     access: PathAccess,
   ): { kind: 'secret' | 'protected'; pattern: string } | undefined {
     for (const target of targets) {
@@ -256,14 +263,16 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   /** The decision on a real path; `lexical` is the path as named before links were resolved. */
   function decide(
     realPath: string,
-    real: SplitPath,
-    lexical: SplitPath | undefined,
+    lexicalPath: string | undefined,
     access: PathAccess,
     shown: string,
     exists: boolean,
   ): ResolvePathResult {
-    if (mode !== 'danger_full_access' && containingRoots(real).length === 0) {
-      if (lexical !== undefined && containingRoots(lexical).length > 0) {
+    const real = locate(realPath);
+    // Usually the same string (no link on the way): then one location serves both.
+    const lexical = lexicalPath === undefined || lexicalPath === realPath ? undefined : locate(lexicalPath);
+    if (mode !== 'danger_full_access' && real.within.length === 0) {
+      if (lexical !== undefined && lexical.within.length > 0) {
         return pathError(
           'PATH_OUTSIDE_ROOT',
           'symlink_outside_root',
@@ -353,24 +362,17 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
         `Path ${shown} does not exist: "~" is not expanded to a home directory here. Pass a path relative to the project root.`,
       );
     }
-    return decide(
-      real.path,
-      splitAbsolutePath(real.path, platform),
-      splitAbsolutePath(lexical.path, platform),
-      access,
-      shown,
-      real.exists,
-    );
+    return decide(real.path, lexical.path, access, shown, real.exists);
   }
 
   function isProtected(realPath: string, access: PathAccess): boolean {
-    return protectionOf([splitAbsolutePath(realPath, platform)], access) !== undefined;
+    return protectionOf([locate(realPath)], access) !== undefined;
   }
 
   function allows(realPath: string, access: PathAccess): boolean {
     if (base === undefined) return false;
-    const target = splitAbsolutePath(realPath, platform);
-    if (mode !== 'danger_full_access' && containingRoots(target).length === 0) return false;
+    const target = locate(realPath);
+    if (mode !== 'danger_full_access' && target.within.length === 0) return false;
     return protectionOf([target], access) === undefined;
   }
 
@@ -382,10 +384,10 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
         'The write target is not an absolute, normalised path returned by the path policy; nothing was written.',
       );
     }
-    const target = splitAbsolutePath(realPath, platform);
+    const target = locate(realPath);
     const shown = JSON.stringify(displayOf(target));
     if (base === undefined) return refuseNoAccess(shown);
-    const decision = decide(realPath, target, undefined, 'write', shown, false);
+    const decision = decide(realPath, undefined, 'write', shown, false);
     if (!decision.ok) return decision;
     const changed = (what: string) =>
       pathError(
@@ -438,8 +440,8 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     secretPatterns: secretMatcher.patterns,
     caseSensitive,
     resolve,
-    displayPathOf: (realPath: string) => displayOf(splitAbsolutePath(realPath, platform)),
-    contains: (realPath: string) => containingRoots(splitAbsolutePath(realPath, platform)).length > 0,
+    displayPathOf: (realPath: string) => displayOf(locate(realPath)),
+    contains: (realPath: string) => locate(realPath).within.length > 0,
     isProtected,
     allows,
     verifyWriteTarget,
