@@ -195,6 +195,11 @@ export const ERROR_CODES = {
     summary: 'The model provider returned an error.',
     recovery: 'check the provider configuration and retry',
   },
+  SESSION_LINE_INVALID: {
+    kind: 'invalid_call',
+    summary: 'A `toolhost session` input line is not a call or a batch (not JSON, or no tool name).',
+    recovery: 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
