@@ -1,2 +1,14 @@
 // Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
-export {};
+export { createDiscoveryTools, type DiscoveryToolsOptions } from './create-discovery-tools.js';
+export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
+export {
+  globArgumentsSchema,
+  grepArgumentsSchema,
+  lsArgumentsSchema,
+  viewImageArgumentsSchema,
+} from './discovery-schemas.generated.js';
+export { createGlobTool, type GlobToolOptions } from './glob.js';
+export { createGrepTool, type GrepToolOptions } from './grep.js';
+export { findRipgrep } from './grep-ripgrep-path.js';
+export { createLsTool, type LsToolOptions } from './ls.js';
+export { createViewImageTool, type ViewImageToolOptions } from './view-image.js';
