@@ -15,6 +15,7 @@ import {
   type SplitPath,
   splitAbsolutePath,
 } from './path-syntax.js';
+import { detectCaseSensitivity } from './detect-case-sensitivity.js';
 import { resolveLexicalPath } from './resolve-lexical-path.js';
 import { resolveRealPath } from './resolve-real-path.js';
 
@@ -42,7 +43,10 @@ export interface PathPolicyOptions {
   readonly protectedPaths?: readonly string[];
   /** Secret patterns, refused for every access. Default {@link DEFAULT_SECRET_PATHS}; `[]` turns them off. */
   readonly secretPaths?: readonly string[];
-  /** Compare names case-sensitively. Default: false on Windows and macOS, true elsewhere; set it to match the volume. */
+  /**
+   * Compare names case-sensitively. Default: what the first root's volume does (probed once with a
+   * case-swapped lookup, see `detectCaseSensitivity`), else false on Windows and macOS, true elsewhere.
+   */
   readonly caseSensitive?: boolean;
   /** Longest accepted input, in UTF-8 bytes. Default 4096. */
   readonly maxPathLength?: number;
@@ -187,7 +191,8 @@ function configuredRoots(options: PathPolicyOptions): string[] {
 export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   const mode = options.mode;
   const roots = Object.freeze(configuredRoots(options));
-  const caseSensitive = options.caseSensitive ?? HOST_CASE_SENSITIVE;
+  const caseSensitive =
+    options.caseSensitive ?? (roots[0] === undefined ? HOST_CASE_SENSITIVE : detectCaseSensitivity(roots[0]));
   const platform = HOST_PLATFORM;
   const protectedMatcher = createPathPatternMatcher(options.protectedPaths ?? DEFAULT_PROTECTED_PATHS, {
     caseSensitive,

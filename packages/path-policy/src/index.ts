@@ -14,6 +14,7 @@ export {
   type ResolvePathOptions,
   type ResolvePathResult,
 } from './create-path-policy.js';
+export { detectCaseSensitivity } from './detect-case-sensitivity.js';
 export type { PathPolicyError, PathPolicyErrorCode, PathPolicyErrorReason } from './path-policy-error.js';
 export {
   HOST_CASE_SENSITIVE,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -187,6 +188,48 @@ describe('PathPolicy.resolve confinement', () => {
     const stays = policy.resolve('away/back/../secret.txt', { access: 'read' });
     // Lexically `away/secret.txt`, which is a link to outside.
     assert.equal(!stays.ok && stays.error.reason, 'symlink_outside_root');
+  });
+
+  it('reports FS_ACCESS_DENIED for a directory on the way this user cannot search (PP-REAL-10)', () => {
+    const { root } = setup({ 'proj/locked/inner/f.txt': 'f' });
+    type Outcome = { ok: boolean; error?: { code: string; reason: string } };
+    const inputs = [
+      ['locked/inner/f.txt', 'read'],
+      ['locked/new.txt', 'write'],
+      ['locked', 'list'],
+    ] as const;
+    const probe = (): Outcome[] => {
+      if (process.getuid?.() !== 0) {
+        const policy = createPathPolicy({ mode: 'current_project', root });
+        return inputs.map(([input, access]) => policy.resolve(input, { access }));
+      }
+      // root searches any directory: ask an unprivileged user (nobody) in a child process.
+      chmodSync(sandbox.dir, 0o755);
+      const script = `
+        const { createPathPolicy } = await import(${JSON.stringify(path.resolve('src/index.ts'))});
+        const policy = createPathPolicy({ mode: 'current_project', root: ${JSON.stringify(root)} });
+        const inputs = ${JSON.stringify(inputs)};
+        console.log(JSON.stringify(inputs.map(([input, access]) => policy.resolve(input, { access }))));`;
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        uid: 65534,
+        gid: 65534,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(child.stdout);
+    };
+    chmodSync(path.join(root, 'locked'), 0o000);
+    let results: Outcome[];
+    try {
+      results = probe();
+    } finally {
+      chmodSync(path.join(root, 'locked'), 0o755);
+    }
+    assert.deepEqual(
+      results.map((result) => (result.ok ? 'ok' : `${result.error?.code}/${result.error?.reason}`)),
+      ['FS_ACCESS_DENIED/access_denied', 'FS_ACCESS_DENIED/access_denied', 'ok'],
+    );
   });
 
   it('returns a value and never an escape for arbitrary inputs (PP-REAL-9)', () => {

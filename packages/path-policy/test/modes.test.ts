@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createPathPolicy } from '../src/index.js';
+import { createPathPolicy, detectCaseSensitivity } from '../src/index.js';
 import { buildTree, useSandbox } from './helpers.js';
 
 describe('createPathPolicy', () => {
@@ -150,6 +150,22 @@ describe('createPathPolicy', () => {
       TypeError,
     );
     assert.throws(() => createPathPolicy({ mode: 'current_project', root: '' }), TypeError);
+  });
+
+  it('probes the volume for case sensitivity unless told (PP-MODE-6)', () => {
+    buildTree(sandbox.dir, { ...tree, 'proj/123/456/x.txt': 'digits only' });
+    const root = path.join(sandbox.dir, 'proj');
+    if (process.platform === 'linux') {
+      // Linux volumes (ext4, tmpfs, overlayfs) are case-sensitive: PROJ is not proj.
+      assert.equal(detectCaseSensitivity(root), true);
+      assert.equal(createPathPolicy({ mode: 'current_project', root }).caseSensitive, true);
+      // A name without letters probes its nearest lettered ancestor.
+      assert.equal(detectCaseSensitivity(path.join(root, '123/456')), true);
+    }
+    const told = createPathPolicy({ mode: 'current_project', root, caseSensitive: false });
+    assert.equal(told.caseSensitive, false);
+    assert.equal(told.resolve('.GIT/config', { access: 'write' }).ok, false);
+    assert.equal(told.resolve('Certs/Server.PEM', { access: 'read' }).ok, false);
   });
 
   it('deduplicates roots and realpath-s them once (PP-MODE-2, PP-REAL-1)', () => {
