@@ -16,7 +16,7 @@ import {
   splitAbsolutePath,
 } from './path-syntax.js';
 import { detectCaseSensitivity } from './detect-case-sensitivity.js';
-import { resolveLexicalPath } from './resolve-lexical-path.js';
+import { DEFAULT_MAX_PATH_LENGTH, resolveLexicalPath } from './resolve-lexical-path.js';
 import { resolveRealPath } from './resolve-real-path.js';
 
 /**
@@ -56,7 +56,7 @@ export interface PathPolicyOptions {
 export interface ResolvePathOptions {
   /** What the caller will do with the path. */
   readonly access: PathAccess;
-  /** Treat an empty or blank input like a missing one (`.`), for tools whose path argument is optional. Default false. */
+  /** Treat `null` and an empty or blank input like a missing one (`.`), for tools whose path argument is optional. Default false. */
   readonly optional?: boolean;
 }
 
@@ -184,7 +184,8 @@ function configuredRoots(options: PathPolicyOptions): string[] {
  * Creates a path policy: path resolution and confinement on real paths.
  *
  * Roots are realpath-ed once, here. Defaults: protected {@link DEFAULT_PROTECTED_PATHS}, secrets
- * {@link DEFAULT_SECRET_PATHS}, case sensitivity from the host, a 4096-byte input limit.
+ * {@link DEFAULT_SECRET_PATHS}, case sensitivity probed on the first root's volume
+ * ({@link detectCaseSensitivity}), a {@link DEFAULT_MAX_PATH_LENGTH}-byte input limit.
  * Throws (configuration errors, never for a path argument): a `TypeError` for a missing root, an
  * unknown mode or an invalid pattern; an `Error` when a root does not exist or is not a directory.
  */
@@ -200,7 +201,7 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   const secretMatcher = createPathPatternMatcher(options.secretPaths ?? DEFAULT_SECRET_PATHS, {
     caseSensitive,
   });
-  const maxPathLength = options.maxPathLength ?? 4096;
+  const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
   const splitRoots = roots.map((root) => splitAbsolutePath(root, platform));
   const base = splitRoots[0];
   const scope = mode === 'allowed_roots' ? 'the allowed roots' : 'the project root';
@@ -312,12 +313,9 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   function resolve(input: string | undefined, resolveOptions: ResolvePathOptions): ResolvePathResult {
     const access = resolveOptions.access;
     let given: unknown = input;
-    if (
-      given === undefined ||
-      (resolveOptions.optional === true && typeof given === 'string' && given.trim() === '')
-    ) {
-      given = '.';
-    }
+    // Providers' strict modes send `null` for an omitted optional argument.
+    const blank = given === null || (typeof given === 'string' && given.trim() === '');
+    if (given === undefined || (resolveOptions.optional === true && blank)) given = '.';
     const shown = typeof given === 'string' ? quoteInput(given) : 'value';
     if (base === undefined) return refuseNoAccess(shown);
     const lexical = resolveLexicalPath(given, { base: roots[0]!, platform, maxPathLength });

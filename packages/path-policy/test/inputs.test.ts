@@ -25,18 +25,19 @@ describe('PathPolicy.resolve inputs', () => {
 
   it('treats a blank input as the root only when the argument is optional (PP-IN-1, PP-IN-2)', () => {
     const { root, policy } = setup();
-    for (const blank of ['', '   ', '\t\n']) {
+    for (const blank of ['', '   ', '\t\n', null as unknown as string]) {
       const optional = policy.resolve(blank, { access: 'list', optional: true });
       assert.equal(optional.ok && optional.path, root);
       const required = policy.resolve(blank, { access: 'read' });
       assert.equal(!required.ok && required.error.code, 'PATH_INVALID');
-      assert.equal(!required.ok && required.error.reason, 'empty');
-      assert.match(!required.ok ? required.error.message : '', /The path is empty/);
+      assert.equal(!required.ok && required.error.reason, blank === null ? 'not_a_string' : 'empty');
+      if (blank !== null) assert.match(!required.ok ? required.error.message : '', /The path is empty/);
     }
   });
 
   it('refuses values that are not strings (PP-IN-2)', () => {
     const { policy } = setup();
+    // null is accepted only for optional arguments (PP-IN-1).
     for (const value of [null, 42, {}, ['a'], true]) {
       const result = policy.resolve(value as unknown as string, { access: 'read' });
       assert.equal(!result.ok && result.error.code, 'PATH_INVALID');
