@@ -18,6 +18,7 @@ import {
   DEFAULT_SECRET_PATHS,
   type PathPolicy,
 } from '@toolhost/path-policy';
+import { createDiscoveryTools } from '@toolhost/builtins';
 import { type AuditEvent, createAuditLog } from './audit-log.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createDispatchPipeline } from './dispatch-pipeline.js';
@@ -75,6 +76,8 @@ export interface HostOptions {
    * reachable by name and as `tool:<name>`, never on the provider surface.
    */
   readonly tools?: readonly AnyToolDefinition[];
+  /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
+  readonly rgPath?: string | null;
 }
 
 /** A host: the frozen provider surface of one run policy and the dispatch pipeline. */
@@ -227,7 +230,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   };
 
   const registry = createToolRegistry();
-  for (const tool of options.tools ?? []) {
+  const builtins: AnyToolDefinition[] = [
+    ...createDiscoveryTools({
+      pathPolicy,
+      ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
+    }),
+  ];
+  for (const tool of [...builtins, ...(options.tools ?? [])]) {
     try {
       registry.register(tool);
     } catch (error) {
