@@ -1,0 +1,553 @@
+import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { namedChoice } from './anthropic.js';
+import {
+  dataUrl,
+  fromWireId,
+  IdMapper,
+  MessageBuilder,
+  makeResponse,
+  makeUsage,
+  neutralName,
+  numberOr,
+  parseDataUrl,
+  parseEventData,
+  RequestReporter,
+  StreamParserBase,
+  sendsTools,
+  wireName,
+} from './dialect-common.js';
+import { type DialectError, providerError } from './dialect-error.js';
+import type {
+  AssistantContentPart,
+  ImagePart,
+  Message,
+  ModelResponse,
+  ReasoningPart,
+  StopReason,
+  StreamEvent,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultContentPart,
+  UserContentPart,
+  Usage,
+} from './ir.js';
+import { isObject } from './json-utils.js';
+import { openAIError } from './openai-chat.js';
+import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
+
+const DIALECT = 'openai-responses';
+
+/**
+ * Builds an OpenAI Responses request: `input` items in order (system and user messages, assistant
+ * `output_text` messages, `function_call` items, `function_call_output` items whose `output` is
+ * the text or, with images, a list of `input_text` / `input_image` parts), `store: false`.
+ * Reasoning items are replayed only when they carry `encrypted_content` (reported otherwise);
+ * other providers' items are left out (reported). Throws `DialectError` `CONFIG_INVALID` when the
+ * tool choice names a tool that is not in `tools`.
+ */
+export function buildOpenAIResponsesRequest(options: BuildRequestOptions): BuiltRequest {
+  const ids = new IdMapper(DIALECT);
+  const reporter = new RequestReporter();
+  const input: JsonObject[] = [];
+  options.messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        input.push({ role: 'system', content: message.content });
+        return;
+      case 'user':
+        input.push({ role: 'user', content: userContent(message.content) });
+        return;
+      case 'assistant': {
+        let text: string | undefined;
+        const flush = () => {
+          if (text !== undefined && text !== '') {
+            input.push({ role: 'assistant', content: [{ type: 'output_text', text }] });
+          }
+          text = undefined;
+        };
+        for (const part of message.content) {
+          if (part.type === 'text') {
+            text = (text ?? '') + part.text;
+            continue;
+          }
+          flush();
+          if (part.type === 'tool-call') {
+            input.push({
+              type: 'function_call',
+              call_id: ids.toWire(part.id),
+              name: wireName(options, part.name),
+              arguments: part.arguments,
+            });
+          } else if (part.type === 'reasoning') {
+            const raw = part.providerData?.[DIALECT];
+            if (raw && typeof raw.encrypted_content === 'string') input.push(raw);
+            else
+              reporter.add(
+                index,
+                'dropped',
+                'reasoning without encrypted_content cannot be replayed with store: false',
+              );
+          } else if (part.dialect === DIALECT) {
+            input.push(part.value);
+          } else {
+            reporter.add(index, 'dropped', `a ${part.dialect} item cannot be replayed to Responses`);
+          }
+        }
+        flush();
+        return;
+      }
+      case 'tool':
+        input.push(toolOutputItem(message, ids));
+        if (message.isError) {
+          reporter.add(
+            index,
+            'dropped',
+            'Responses has no error flag for function_call_output; the output text states the failure',
+          );
+        }
+        return;
+    }
+  });
+
+  const body: JsonObject = { model: options.model, input };
+  if (sendsTools(options)) {
+    body.tools = options.tools!.tools;
+    const choice = options.toolChoice ?? 'auto';
+    body.tool_choice =
+      typeof choice === 'string' ? choice : { type: 'function', name: namedChoice(options, choice.name) };
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
+  }
+  if (options.maxOutputTokens !== undefined) body.max_output_tokens = options.maxOutputTokens;
+  if (options.temperature !== undefined) body.temperature = options.temperature;
+  body.store = false;
+  if (options.stream) {
+    body.stream = true;
+    body.stream_options = { include_obfuscation: false };
+  }
+  if (options.extra) Object.assign(body, options.extra);
+  return { path: '/responses', body, toolCallIds: ids.record(), report: reporter.entries };
+}
+
+function userContent(content: string | readonly UserContentPart[]): JsonValue {
+  if (typeof content === 'string') return content;
+  return content.map((part) =>
+    part.type === 'text'
+      ? { type: 'input_text', text: part.text }
+      : { type: 'input_image', image_url: dataUrl(part.mimeType, part.data) },
+  );
+}
+
+function toolOutputItem(message: ToolMessage, ids: IdMapper): JsonObject {
+  const hasImages = message.content.some((part) => part.type === 'image');
+  const output: JsonValue = hasImages
+    ? message.content.map((part) =>
+        part.type === 'text'
+          ? { type: 'input_text', text: part.text }
+          : { type: 'input_image', image_url: dataUrl(part.mimeType, part.data) },
+      )
+    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return { type: 'function_call_output', call_id: ids.toWire(message.toolCallId), output };
+}
+
+/**
+ * Encodes one tool result the Responses way: a `function_call_output` item whose `output` is the
+ * text, or a list of `input_text` / `input_image` parts when the result has images.
+ */
+export function encodeOpenAIResponsesToolResult(message: ToolMessage): JsonObject[] {
+  return [toolOutputItem(message, new IdMapper(DIALECT))];
+}
+
+function usageOf(raw: JsonObject): Usage {
+  const inputDetails = isObject(raw.input_tokens_details) ? raw.input_tokens_details : {};
+  const outputDetails = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  return makeUsage({
+    input: numberOr(raw.input_tokens) ?? 0,
+    output: numberOr(raw.output_tokens) ?? 0,
+    total: numberOr(raw.total_tokens),
+    cached: numberOr(inputDetails.cached_tokens),
+    reasoning: numberOr(outputDetails.reasoning_tokens),
+  });
+}
+
+function stopReasonOf(
+  response: JsonObject,
+  hasToolCalls: boolean,
+  refusal: boolean,
+): { reason: StopReason; raw?: string } {
+  const status = typeof response.status === 'string' ? response.status : undefined;
+  if (status === 'incomplete') {
+    const detail = isObject(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    const raw = typeof detail === 'string' ? detail : 'incomplete';
+    return {
+      reason: raw === 'max_output_tokens' ? 'length' : raw === 'content_filter' ? 'content-filter' : 'other',
+      raw,
+    };
+  }
+  if (refusal) return { reason: 'refusal', ...(status ? { raw: status } : {}) };
+  return {
+    reason: hasToolCalls ? 'tool-calls' : status === 'completed' ? 'stop' : 'other',
+    ...(status ? { raw: status } : {}),
+  };
+}
+
+function reasoningOf(item: JsonObject): ReasoningPart {
+  const summary = Array.isArray(item.summary) ? item.summary.filter(isObject) : [];
+  const text = summary.map((entry) => (typeof entry.text === 'string' ? entry.text : '')).join('\n\n');
+  return { type: 'reasoning', text, providerData: { [DIALECT]: item } };
+}
+
+function callOf(item: JsonObject, options: ParseOptions | undefined): ToolCallPart {
+  return {
+    type: 'tool-call',
+    id: fromWireId(options, String(item.call_id ?? item.id ?? '')),
+    name: neutralName(options, String(item.name ?? '')),
+    arguments: typeof item.arguments === 'string' ? item.arguments : '',
+  };
+}
+
+/** Adds one output item to a message; returns whether it was a refusal. */
+function addItem(builder: MessageBuilder, item: JsonObject, options: ParseOptions | undefined): boolean {
+  let refusal = false;
+  switch (item.type) {
+    case 'message':
+      for (const part of Array.isArray(item.content) ? item.content.filter(isObject) : []) {
+        if (part.type === 'output_text' && typeof part.text === 'string') builder.text(part.text);
+        else if (part.type === 'refusal' && typeof part.refusal === 'string') {
+          builder.text(part.refusal);
+          refusal = true;
+        }
+      }
+      return refusal;
+    case 'function_call':
+      builder.toolCall(callOf(item, options));
+      return false;
+    case 'reasoning':
+      builder.parts.push(reasoningOf(item));
+      return false;
+    default:
+      builder.provider(DIALECT, item);
+      return false;
+  }
+}
+
+/**
+ * Parses a Responses API response body into the neutral response: `message` items become text,
+ * `function_call` items tool calls (the `call_id` is the id), `reasoning` items reasoning parts,
+ * hosted-tool items (`web_search_call`, ...) provider parts. An `error`, a `failed` status or a
+ * malformed body is a `PROVIDER_ERROR` value. `incomplete` maps to `length` / `content-filter`.
+ */
+export function parseOpenAIResponsesResponse(
+  body: unknown,
+  options?: ParseOptions,
+): Result<ModelResponse, DialectError> {
+  if (!isObject(body))
+    return { ok: false, error: providerError(DIALECT, 'the response body is not a JSON object') };
+  if ((body.error !== undefined && body.error !== null) || body.status === 'failed') {
+    return { ok: false, error: openAIError(DIALECT, body.error ?? undefined) };
+  }
+  if (!Array.isArray(body.output))
+    return { ok: false, error: providerError(DIALECT, 'the response has no output array') };
+  const builder = new MessageBuilder();
+  let refusal = false;
+  for (const item of body.output) if (isObject(item) && addItem(builder, item, options)) refusal = true;
+  const stop = stopReasonOf(body, builder.hasToolCalls(), refusal);
+  const rawUsage = isObject(body.usage) ? body.usage : undefined;
+  return {
+    ok: true,
+    value: makeResponse({
+      id: typeof body.id === 'string' ? body.id : undefined,
+      model: typeof body.model === 'string' ? body.model : undefined,
+      parts: builder.parts,
+      stopReason: stop.reason,
+      rawStopReason: stop.raw,
+      usage: rawUsage ? usageOf(rawUsage) : undefined,
+      rawUsage,
+    }),
+  };
+}
+
+interface CallState {
+  readonly index: number;
+  readonly itemId: string;
+  readonly callId: string;
+  readonly name: string;
+  arguments: string;
+  committed: boolean;
+}
+
+class ResponsesStreamParser extends StreamParserBase {
+  readonly #options: ParseOptions | undefined;
+  readonly #builder = new MessageBuilder();
+  readonly #calls = new Map<string, CallState>();
+  readonly #textItems = new Set<string>();
+  #callCount = 0;
+  #refusal = false;
+
+  constructor(options?: ParseOptions) {
+    super();
+    this.#options = options;
+  }
+
+  protected handle(event: { event?: string | undefined; data: string }, events: StreamEvent[]): void {
+    const data = parseEventData(event.data);
+    if (!data) {
+      this.fail(events, providerError(DIALECT, 'a stream event is not a JSON object'));
+      return;
+    }
+    const type = typeof data.type === 'string' ? data.type : event.event;
+    switch (type) {
+      case 'response.created': {
+        const response = isObject(data.response) ? data.response : {};
+        events.push({
+          type: 'response-start',
+          ...(typeof response.id === 'string' ? { id: response.id } : {}),
+          ...(typeof response.model === 'string' ? { model: response.model } : {}),
+        });
+        return;
+      }
+      case 'response.output_item.added': {
+        const item = isObject(data.item) ? data.item : {};
+        if (item.type !== 'function_call') return;
+        const state: CallState = {
+          index: this.#callCount++,
+          itemId: String(item.id ?? `output-${numberOr(data.output_index) ?? this.#callCount}`),
+          callId: String(item.call_id ?? item.id ?? ''),
+          name: String(item.name ?? ''),
+          arguments: typeof item.arguments === 'string' ? item.arguments : '',
+          committed: false,
+        };
+        this.#calls.set(state.itemId, state);
+        events.push({
+          type: 'tool-call-start',
+          index: state.index,
+          id: fromWireId(this.#options, state.callId),
+          name: neutralName(this.#options, state.name),
+        });
+        return;
+      }
+      case 'response.output_text.delta':
+      case 'response.refusal.delta': {
+        if (typeof data.delta !== 'string' || data.delta === '') return;
+        if (typeof data.item_id === 'string') this.#textItems.add(data.item_id);
+        if (type === 'response.refusal.delta') this.#refusal = true;
+        this.#builder.text(data.delta);
+        events.push({ type: 'text-delta', text: data.delta });
+        return;
+      }
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta': {
+        if (typeof data.delta !== 'string' || data.delta === '') return;
+        this.#builder.reasoning(data.delta, DIALECT);
+        events.push({ type: 'reasoning-delta', text: data.delta });
+        return;
+      }
+      case 'response.function_call_arguments.delta': {
+        const state = this.#call(data);
+        if (!state || typeof data.delta !== 'string') return;
+        state.arguments += data.delta;
+        events.push({
+          type: 'tool-call-delta',
+          index: state.index,
+          id: fromWireId(this.#options, state.callId),
+          argumentsDelta: data.delta,
+        });
+        return;
+      }
+      case 'response.function_call_arguments.done': {
+        const state = this.#call(data);
+        if (state && typeof data.arguments === 'string') state.arguments = data.arguments;
+        return;
+      }
+      case 'response.output_item.done': {
+        const item = isObject(data.item) ? data.item : {};
+        if (item.type === 'function_call') {
+          const state = this.#calls.get(String(item.id ?? ''));
+          if (state && typeof item.arguments === 'string') state.arguments = item.arguments;
+          if (state) this.#commit(state, events);
+          else {
+            const call = callOf(item, this.#options);
+            this.#builder.toolCall(call);
+            events.push({ type: 'tool-call', index: this.#callCount++, call });
+          }
+        } else if (item.type === 'reasoning') {
+          this.#builder.replaceLastReasoning(reasoningOf(item));
+        } else if (item.type === 'message') {
+          if (!this.#textItems.has(String(item.id ?? ''))) {
+            if (addItem(this.#builder, item, this.#options)) this.#refusal = true;
+          }
+        } else {
+          this.#builder.provider(DIALECT, item);
+        }
+        return;
+      }
+      case 'response.completed':
+      case 'response.incomplete': {
+        const response = isObject(data.response) ? data.response : {};
+        for (const state of this.#calls.values()) this.#commit(state, events);
+        const stop = stopReasonOf(response, this.#builder.hasToolCalls(), this.#refusal);
+        const rawUsage = isObject(response.usage) ? response.usage : undefined;
+        if (rawUsage) events.push({ type: 'usage', usage: usageOf(rawUsage) });
+        this.finish(events, {
+          type: 'finish',
+          response: makeResponse({
+            id: typeof response.id === 'string' ? response.id : undefined,
+            model: typeof response.model === 'string' ? response.model : undefined,
+            parts: this.#builder.parts,
+            stopReason: stop.reason,
+            rawStopReason: stop.raw,
+            usage: rawUsage ? usageOf(rawUsage) : undefined,
+            rawUsage,
+          }),
+        });
+        return;
+      }
+      case 'response.failed': {
+        const response = isObject(data.response) ? data.response : {};
+        this.fail(events, openAIError(DIALECT, response.error ?? undefined));
+        return;
+      }
+      case 'error':
+        this.fail(events, openAIError(DIALECT, isObject(data.error) ? data.error : data));
+        return;
+      default:
+        return;
+    }
+  }
+
+  #call(data: JsonObject): CallState | undefined {
+    if (typeof data.item_id === 'string') {
+      const state = this.#calls.get(data.item_id);
+      if (state) return state;
+    }
+    const outputIndex = numberOr(data.output_index);
+    return outputIndex === undefined ? undefined : this.#calls.get(`output-${outputIndex}`);
+  }
+
+  #commit(state: CallState, events: StreamEvent[]): void {
+    if (state.committed) return;
+    state.committed = true;
+    const call: ToolCallPart = {
+      type: 'tool-call',
+      id: fromWireId(this.#options, state.callId),
+      name: neutralName(this.#options, state.name),
+      arguments: state.arguments,
+    };
+    this.#builder.toolCall(call);
+    events.push({ type: 'tool-call', index: state.index, call });
+  }
+
+  protected handleEnd(events: StreamEvent[]): void {
+    this.fail(
+      events,
+      providerError(DIALECT, 'the stream ended before response.completed', { retryable: true }),
+    );
+  }
+}
+
+/**
+ * A parser for Responses streaming events (`response.created`, `response.output_item.added`,
+ * `response.output_text.delta`, `response.function_call_arguments.delta` / `.done`,
+ * `response.output_item.done`, `response.completed` / `response.incomplete`, `response.failed`,
+ * `error`). Calls are committed at their `output_item.done`; `finish` comes at
+ * `response.completed` or `response.incomplete`.
+ */
+export function createOpenAIResponsesStreamParser(options?: ParseOptions): StreamParser {
+  return new ResponsesStreamParser(options);
+}
+
+/**
+ * Decodes a Responses request body back into neutral messages: consecutive assistant-side items
+ * (messages, function calls, reasoning, hosted items) form one assistant message;
+ * `function_call_output` items become tool messages (`isError: false`: Responses has no flag).
+ */
+export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOptions): { messages: Message[] } {
+  const messages: Message[] = [];
+  if (!isObject(body)) return { messages };
+  if (typeof body.instructions === 'string' && body.instructions !== '') {
+    messages.push({ role: 'system', content: body.instructions });
+  }
+  const names = new Map<string, string>();
+  let assistant: AssistantContentPart[] | undefined;
+  const closeAssistant = () => {
+    if (assistant) messages.push({ role: 'assistant', content: assistant });
+    assistant = undefined;
+  };
+  const items: JsonValue[] =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : Array.isArray(body.input)
+        ? body.input
+        : [];
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    if (
+      item.role === 'assistant' ||
+      item.type === 'function_call' ||
+      item.type === 'reasoning' ||
+      isHostedItem(item)
+    ) {
+      assistant ??= [];
+      const builder = new MessageBuilder();
+      builder.parts.push(...assistant);
+      addItem(builder, item.role === 'assistant' ? { ...item, type: 'message' } : item, options);
+      assistant = builder.parts;
+      const last = assistant.at(-1);
+      if (last?.type === 'tool-call') names.set(last.id, last.name);
+      continue;
+    }
+    closeAssistant();
+    if (item.role === 'system' || item.role === 'developer') {
+      messages.push({ role: 'system', content: textOf(item.content) });
+    } else if (item.role === 'user') {
+      messages.push({
+        role: 'user',
+        content:
+          typeof item.content === 'string' ? item.content : (partsOf(item.content) as UserContentPart[]),
+      });
+    } else if (item.type === 'function_call_output') {
+      const id = fromWireId(options, String(item.call_id ?? ''));
+      const content: ToolResultContentPart[] =
+        typeof item.output === 'string'
+          ? item.output === ''
+            ? []
+            : [{ type: 'text', text: item.output }]
+          : partsOf(item.output);
+      messages.push({ role: 'tool', toolCallId: id, toolName: names.get(id) ?? '', isError: false, content });
+    }
+  }
+  closeAssistant();
+  return { messages };
+}
+
+function isHostedItem(item: JsonObject): boolean {
+  return (
+    typeof item.type === 'string' &&
+    item.type !== 'message' &&
+    item.type !== 'function_call_output' &&
+    item.role === undefined
+  );
+}
+
+function textOf(content: JsonValue | undefined): string {
+  if (typeof content === 'string') return content;
+  return Array.isArray(content)
+    ? content
+        .filter(isObject)
+        .map((part) => (typeof part.text === 'string' ? part.text : ''))
+        .join('')
+    : '';
+}
+
+function partsOf(content: JsonValue | undefined): ToolResultContentPart[] {
+  if (!Array.isArray(content)) return [];
+  const parts: ToolResultContentPart[] = [];
+  for (const part of content.filter(isObject)) {
+    if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string') {
+      parts.push({ type: 'text', text: part.text });
+    } else if (part.type === 'input_image' && typeof part.image_url === 'string') {
+      const parsed = parseDataUrl(part.image_url);
+      if (parsed) parts.push({ type: 'image', ...parsed } satisfies ImagePart);
+    }
+  }
+  return parts;
+}
