@@ -420,8 +420,18 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       firstMissing = directory;
       directory = parent;
     }
-    if (firstMissing !== undefined && lstatExists(firstMissing)) {
-      return changed('a missing directory on the way is now a symbolic link');
+    if (firstMissing !== undefined) {
+      let appeared: ReturnType<typeof lstatSync>;
+      try {
+        appeared = lstatSync(firstMissing, { throwIfNoEntry: false });
+      } catch (error) {
+        // ENOTDIR: the deepest existing "directory" is a file; the write will fail there, not escape.
+        const errno = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+        if (errno !== 'ENOTDIR') return changed(`a directory on the way cannot be inspected: ${errno}`);
+      }
+      if (appeared?.isSymbolicLink()) return changed('a missing directory on the way is now a symbolic link');
+      if (appeared !== undefined)
+        return changed('a missing directory on the way appeared while it was checked');
     }
     let exists = false;
     try {
@@ -449,13 +459,4 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     allows,
     verifyWriteTarget,
   });
-}
-
-function lstatExists(target: string): boolean {
-  try {
-    lstatSync(target);
-    return true;
-  } catch {
-    return false;
-  }
 }
