@@ -1,0 +1,78 @@
+export type {
+  CapabilityAction,
+  SessionToolResultArguments,
+  UseCapabilityArguments,
+} from './capability-arguments.js';
+export {
+  mcpPermissionName,
+  mcpToolCapabilityId,
+  type ParsedCapabilityId,
+  parseCapabilityId,
+  SESSION_TOOL_RESULT_ID,
+  serverCapabilityId,
+  toolCapabilityId,
+} from './capability-ids.js';
+export {
+  type CapabilityAuthorization,
+  type CapabilityAuthorizationRequest,
+  type CapabilityInventory,
+  type CapabilityProxy,
+  type CapabilityProxyCloneOptions,
+  type CapabilityProxyOptions,
+  createCapabilityProxy,
+  DEFAULT_MCP_LIMITS,
+  DEFAULT_MCP_TIMEOUTS,
+  type DispatchToolContext,
+  type McpConnectAuthorizationRequest,
+  type McpServerInventory,
+  type McpServerProcess,
+  type McpToolAuthorizationRequest,
+  USE_CAPABILITY_DESCRIPTION,
+  USE_CAPABILITY_TOOL_NAME,
+} from './capability-proxy.js';
+export {
+  sessionToolResultArgumentsSchema,
+  useCapabilityArgumentsSchema,
+} from './capability-schemas.generated.js';
+export { exampleFromSchema } from './example-from-schema.js';
+export {
+  expandVariables,
+  MCP_SERVER_NAME_PATTERN,
+  type McpServerConfig,
+  type McpServersConfig,
+  type McpTransportKind,
+  parseMcpServers,
+  type ResolvedMcpServer,
+  slugOf,
+} from './mcp-config.js';
+export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from './mcp-connection.js';
+export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
+export { mapAnnotations, type McpToolSchema, schemaCachePath } from './mcp-tools.js';
+export {
+  createResultStore,
+  type PageToolResultOptions,
+  type PutToolResultOptions,
+  type PutToolResultValue,
+  type ResultStore,
+  type ResultStoreOptions,
+  resultRefOf,
+  type StoredToolResult,
+  TOOL_RESULT_PAGE_DEFAULT_BYTES,
+  TOOL_RESULT_PAGE_MAX_BYTES,
+  type ToolResultLookup,
+  type ToolResultPage,
+  type ToolResultPageHeader,
+  toolResultRecipe,
+} from './result-store.js';
+export {
+  type CapabilityHit,
+  type CapabilitySummary,
+  closeCandidates,
+  searchCapabilities,
+} from './search-capabilities.js';
+export {
+  createServerEnvironment,
+  POSIX_SAFE_ENVIRONMENT,
+  type ServerEnvironmentOptions,
+  WINDOWS_SAFE_ENVIRONMENT,
+} from './server-environment.js';

@@ -1,0 +1,629 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CompatibilityCallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ArgumentValidator,
+  err,
+  ok,
+  type Result,
+  ToolhostError,
+  type ToolProgress,
+} from '@toolhost/contracts';
+import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
+import { type McpToolSchema, normalizeMcpTools, readSchemaCache, writeSchemaCache } from './mcp-tools.js';
+import { createServerEnvironment } from './server-environment.js';
+import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
+
+/** Timeouts of MCP traffic, in milliseconds. */
+export interface McpTimeouts {
+  /** Starting the server, `initialize` and the first `tools/list`; default 5000. */
+  readonly handshakeMs: number;
+  /** One request without an answer or a progress notification; default 60000 (progress extends it). */
+  readonly requestMs: number;
+  /** One call in total, whatever progress says; default 600000. */
+  readonly totalMs: number;
+}
+
+/** Limits on what a server may send and how it is stopped. */
+export interface McpLimits {
+  /** The largest single message accepted from a stdio server, in bytes; default 16 MiB. */
+  readonly maxMessageBytes: number;
+  /** Non-JSON-RPC stdout lines tolerated before the connection is declared broken; default 20. */
+  readonly maxGarbageLines: number;
+  /** Grace after closing stdin, then after SIGTERM; default 2000. */
+  readonly closeGraceMs: number;
+  /** Bytes of a server's stderr logged per process; default 1 MiB. */
+  readonly maxLogBytes: number;
+}
+
+/** The lifecycle state of one configured server. */
+export type McpServerStatus = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed';
+
+/** The transport a connection actually used. */
+export type McpTransportUsed = 'stdio' | 'streamable-http' | 'sse';
+
+/** Everything a connection needs from the proxy. */
+export interface McpConnectionOptions {
+  readonly server: ResolvedMcpServer;
+  readonly stateDir: string | undefined;
+  readonly cwd: string | undefined;
+  readonly inheritEnvironment: readonly string[];
+  readonly environmentSource: Readonly<Record<string, string | undefined>>;
+  readonly timeouts: McpTimeouts;
+  readonly limits: McpLimits;
+  readonly validator: ArgumentValidator;
+  readonly clientVersion: string;
+  /** Called after `tools/list_changed` refreshed the live tool list. */
+  readonly onToolsChanged?: (server: string, tools: readonly McpToolSchema[]) => void;
+}
+
+/** Options of {@link McpConnection.callTool}. */
+export interface McpCallOptions {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly signal: AbortSignal;
+  readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
+}
+
+/** One configured MCP server and, while it runs, its client. Never starts anything until `connect`. */
+export interface McpConnection {
+  readonly server: ResolvedMcpServer;
+  readonly status: McpServerStatus;
+  /** The live tool list while connected. */
+  readonly liveTools: readonly McpToolSchema[] | undefined;
+  /** The cached tool list (read once from the state dir, refreshed on every live list). */
+  cachedTools(): readonly McpToolSchema[] | undefined;
+  /** The reason of the last failure (value-free). */
+  readonly lastError: string | undefined;
+  /** The stdio server's pid while it runs. */
+  readonly pid: number | undefined;
+  readonly transportUsed: McpTransportUsed | undefined;
+  /** How many processes this connection has started. */
+  readonly starts: number;
+  /** The stderr log of a stdio server. */
+  readonly logPath: string | undefined;
+  /**
+   * Connects (or joins a connect in progress): starts the server, `initialize`, `tools/list`, all
+   * within the handshake timeout. Errors: `MCP_CONNECT_FAILED`, `ABORTED`.
+   */
+  connect(signal: AbortSignal): Promise<Result<readonly McpToolSchema[], ToolhostError>>;
+  /**
+   * Calls a tool on a connected server and returns the raw MCP result. Errors: `MCP_CALL_FAILED`
+   * (timeouts, a crash, a broken stream, a JSON-RPC error), `ABORTED`.
+   */
+  callTool(options: McpCallOptions): Promise<Result<unknown, ToolhostError>>;
+  /** Ends the server (its whole process group for stdio). The connection may connect again later. */
+  close(): Promise<void>;
+}
+
+interface LiveSession {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly kind: McpTransportUsed;
+}
+
+/** Creates the connection object of one configured server (nothing starts). */
+export function createMcpConnection(options: McpConnectionOptions): McpConnection {
+  const { server, timeouts, limits } = options;
+  let status: McpServerStatus = server.enabled ? 'configured' : 'disabled';
+  let live: LiveSession | undefined;
+  let liveTools: McpToolSchema[] | undefined;
+  let cached: McpToolSchema[] | undefined;
+  let cacheRead = false;
+  let lastError: string | undefined;
+  let attempt: Promise<Result<readonly McpToolSchema[], ToolhostError>> | undefined;
+  let attemptController: AbortController | undefined;
+  let starts = 0;
+  let generation = 0;
+  const logPath = options.stateDir ? join(options.stateDir, 'mcp-logs', `${server.slug}.log`) : undefined;
+
+  function connectFailed(message: string, reason: string, cause?: unknown): ToolhostError {
+    return new ToolhostError({
+      code: 'MCP_CONNECT_FAILED',
+      message: `MCP server "${server.name}" ${message}`,
+      signature: `mcp_connect:${server.name}:${reason}`,
+      details: {
+        server: server.name,
+        reason,
+        remoteDispatched: false,
+        ...(logPath && server.transport === 'stdio' ? { log: logPath } : {}),
+      },
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+
+  async function openSession(
+    signal: AbortSignal,
+  ): Promise<Result<{ session: LiveSession; tools: McpToolSchema[] }, ToolhostError>> {
+    const kinds: McpTransportUsed[] =
+      server.transport === 'stdio'
+        ? ['stdio']
+        : server.transport === 'http'
+          ? ['streamable-http']
+          : server.transport === 'sse'
+            ? ['sse']
+            : ['streamable-http', 'sse'];
+    let lastFailure: ToolhostError | undefined;
+    for (const kind of kinds) {
+      const made = makeTransport(kind);
+      if (!made.ok) return made;
+      const transport = made.value;
+      const client = new Client(
+        { name: 'toolhost', version: options.clientVersion },
+        {
+          capabilities: {},
+          listChanged: {
+            tools: {
+              autoRefresh: false,
+              debounceMs: 100,
+              onChanged: () => {
+                void refreshTools(client);
+              },
+            },
+          },
+        },
+      );
+      // The SDK reports transport errors here; failures surface through the requests they break.
+      client.onerror = () => undefined;
+      try {
+        await untilAborted(client.connect(transport, { timeout: timeouts.handshakeMs, signal }), signal);
+        const tools = await untilAborted(listAllTools(client, timeouts.handshakeMs, signal), signal);
+        return ok({ session: { client, transport, kind }, tools });
+      } catch (error) {
+        await closeQuietly(client, transport);
+        const failure = describeConnectError(error, transport, signal);
+        lastFailure = failure;
+        // Legacy servers answer the Streamable HTTP POST with a 4xx (404, 405): try SSE (spec fallback).
+        const fallback =
+          kind === 'streamable-http' &&
+          kinds.length > 1 &&
+          error instanceof StreamableHTTPError &&
+          error.code !== undefined &&
+          error.code >= 400 &&
+          error.code < 500 &&
+          error.code !== 401 &&
+          error.code !== 403;
+        if (!fallback) return err(failure);
+      }
+    }
+    return err(lastFailure ?? connectFailed('could not be reached', 'unknown'));
+  }
+
+  function makeTransport(kind: McpTransportUsed): Result<Transport, ToolhostError> {
+    const source = options.environmentSource;
+    if (kind === 'stdio') {
+      const environment = createServerEnvironment({
+        configured: server.env,
+        inherit: options.inheritEnvironment,
+        source,
+      });
+      if (!environment.ok) {
+        return err(
+          connectFailed(
+            `needs the host variable ${environment.error.missing} (referenced by env.${environment.error.variable}), which is not set`,
+            'config',
+          ),
+        );
+      }
+      const expanded: string[] = [];
+      for (const value of [server.command ?? '', ...server.args, server.cwd ?? options.cwd ?? '']) {
+        const result = expandVariables(value, source);
+        if (!result.ok) {
+          return err(
+            connectFailed(`needs the host variable ${result.error.missing}, which is not set`, 'config'),
+          );
+        }
+        expanded.push(result.value);
+      }
+      const [command, ...rest] = expanded;
+      const cwd = rest.pop();
+      starts++;
+      return ok(
+        createStdioTransport({
+          command: command!,
+          args: rest,
+          env: environment.value,
+          cwd: cwd || undefined,
+          stderrLog: logPath,
+          maxMessageBytes: limits.maxMessageBytes,
+          maxGarbageLines: limits.maxGarbageLines,
+          closeGraceMs: limits.closeGraceMs,
+          maxLogBytes: limits.maxLogBytes,
+        }),
+      );
+    }
+    const url = expandVariables(server.url ?? '', source);
+    if (!url.ok) {
+      return err(connectFailed(`needs the host variable ${url.error.missing}, which is not set`, 'config'));
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(server.headers)) {
+      const expanded = expandVariables(value, source);
+      if (!expanded.ok) {
+        return err(
+          connectFailed(
+            `needs the host variable ${expanded.error.missing} (referenced by header ${name}), which is not set`,
+            'config',
+          ),
+        );
+      }
+      headers[name] = expanded.value;
+    }
+    let target: URL;
+    try {
+      target = new URL(url.value);
+    } catch (error) {
+      return err(connectFailed('has an invalid URL', 'config', error));
+    }
+    const requestInit: RequestInit = { headers };
+    return ok(
+      kind === 'sse'
+        ? new SSEClientTransport(target, { requestInit })
+        : new StreamableHTTPClientTransport(target, {
+            requestInit,
+            reconnectionOptions: {
+              maxRetries: 2,
+              initialReconnectionDelay: 500,
+              maxReconnectionDelay: 5_000,
+              reconnectionDelayGrowFactor: 2,
+            },
+          }),
+    );
+  }
+
+  function describeConnectError(error: unknown, transport: Transport, signal: AbortSignal): ToolhostError {
+    const stdio = transport as Partial<StdioTransport>;
+    if (stdio.failure) return connectFailed(stdio.failure, 'protocol', error);
+    if (signal.aborted) {
+      const reason = signal.reason;
+      if (reason === closedWhileConnecting)
+        return connectFailed('was closed while connecting', 'closed', error);
+      if (reason === handshakeTimeout) {
+        return connectFailed(
+          `did not complete the handshake within ${timeouts.handshakeMs} ms`,
+          'timeout',
+          error,
+        );
+      }
+      return new ToolhostError({
+        code: 'ABORTED',
+        message: `connecting MCP server "${server.name}" was cancelled`,
+        details: { server: server.name, remoteDispatched: false },
+        cause: error,
+      });
+    }
+    if (stdio.exitDescription) {
+      return connectFailed(
+        `${stdio.exitDescription} during the handshake (its stderr is in the host's MCP log)`,
+        'exited',
+        error,
+      );
+    }
+    if (error instanceof McpError) {
+      return connectFailed(`rejected the handshake (JSON-RPC error ${error.code})`, 'protocol', error);
+    }
+    const httpCode = (error as { code?: unknown } | undefined)?.code;
+    if (!('pid' in transport) && typeof httpCode === 'number' && httpCode >= 100 && httpCode < 600) {
+      return connectFailed(`answered the handshake with HTTP ${httpCode}`, 'http', error);
+    }
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === 'string')
+      return connectFailed(`could not be reached or started (${code})`, 'unreachable', error);
+    if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
+      return connectFailed('could not be reached (the connection failed)', 'unreachable', error);
+    }
+    return connectFailed('failed during the handshake', 'protocol', error);
+  }
+
+  async function refreshTools(client: Client): Promise<void> {
+    if (!live || live.client !== client) return;
+    try {
+      const tools = await listAllTools(client, timeouts.requestMs, undefined);
+      if (!live || live.client !== client) return;
+      liveTools = tools;
+      remember(tools);
+      options.onToolsChanged?.(server.name, tools);
+    } catch {
+      // The previous list stays; the next connect lists again.
+    }
+  }
+
+  async function listAllTools(
+    client: Client,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<McpToolSchema[]> {
+    const raw: unknown[] = [];
+    let cursor: string | undefined;
+    // A bounded number of pages: a server that keeps returning cursors must not hang the connect.
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout,
+        ...(signal ? { signal } : {}),
+      });
+      raw.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return normalizeMcpTools(raw, options.validator).tools;
+  }
+
+  function remember(tools: McpToolSchema[]): void {
+    cached = tools.filter((tool) => tool.schemaValid);
+    cacheRead = true;
+    if (options.stateDir) writeSchemaCache(options.stateDir, server, tools);
+  }
+
+  async function runConnect(): Promise<Result<readonly McpToolSchema[], ToolhostError>> {
+    status = 'connecting';
+    const controller = new AbortController();
+    attemptController = controller;
+    const timer = setTimeout(() => controller.abort(handshakeTimeout), timeouts.handshakeMs);
+    const myGeneration = ++generation;
+    try {
+      const opened = await openSession(controller.signal);
+      if (!opened.ok) {
+        status = 'failed';
+        lastError = opened.error.message;
+        return opened;
+      }
+      const { session, tools } = opened.value;
+      if (myGeneration !== generation) {
+        // close() ran while connecting: do not keep a server nobody owns.
+        await closeQuietly(session.client, session.transport);
+        return err(connectFailed('was closed while connecting', 'closed'));
+      }
+      live = session;
+      liveTools = tools;
+      status = 'ready';
+      lastError = undefined;
+      remember(tools);
+      const previousClose = session.transport.onclose;
+      session.transport.onclose = () => {
+        previousClose?.();
+        if (live !== session) return;
+        // The server went away on its own (a crash): the next call reconnects.
+        const stdio = session.transport as Partial<StdioTransport>;
+        live = undefined;
+        liveTools = undefined;
+        status = 'failed';
+        lastError = `MCP server "${server.name}" ${stdio.failure ?? stdio.exitDescription ?? 'closed the connection'}`;
+      };
+      return ok(tools);
+    } finally {
+      clearTimeout(timer);
+      if (attemptController === controller) attemptController = undefined;
+    }
+  }
+
+  return {
+    server,
+    get status() {
+      return status;
+    },
+    get liveTools() {
+      return liveTools;
+    },
+    cachedTools() {
+      if (!cacheRead) {
+        cacheRead = true;
+        cached = options.stateDir ? readSchemaCache(options.stateDir, server, options.validator) : undefined;
+      }
+      return cached;
+    },
+    get lastError() {
+      return lastError;
+    },
+    get pid() {
+      return (live?.transport as Partial<StdioTransport> | undefined)?.pid;
+    },
+    get transportUsed() {
+      return live?.kind;
+    },
+    get starts() {
+      return starts;
+    },
+    get logPath() {
+      return server.transport === 'stdio' ? logPath : undefined;
+    },
+    async connect(signal) {
+      if (!server.enabled) return err(connectFailed('is disabled', 'disabled'));
+      if (status === 'ready' && liveTools) return ok(liveTools);
+      attempt ??= runConnect().finally(() => {
+        attempt = undefined;
+      });
+      const result = await untilAborted(attempt, signal).catch((error: unknown) => {
+        if (!signal.aborted) throw error;
+        return undefined;
+      });
+      if (result) return result;
+      return err(
+        new ToolhostError({
+          code: 'ABORTED',
+          message: `the call was cancelled while MCP server "${server.name}" was connecting`,
+          details: { server: server.name, remoteDispatched: false },
+        }),
+      );
+    },
+    async callTool(call) {
+      const session = live;
+      if (!session || status !== 'ready') {
+        return err(callFailed(call.tool, 'is not connected', 'not_connected'));
+      }
+      const controller = new AbortController();
+      let hardLimit = false;
+      const timer = setTimeout(() => {
+        hardLimit = true;
+        controller.abort(totalTimeout);
+      }, timeouts.totalMs);
+      const onAbort = () => controller.abort(call.signal.reason);
+      if (call.signal.aborted) onAbort();
+      else call.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const result = await session.client.callTool(
+          { name: call.tool, arguments: call.arguments },
+          CompatibilityCallToolResultSchema,
+          {
+            timeout: timeouts.requestMs,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: timeouts.totalMs,
+            signal: controller.signal,
+            // Passing a progress callback is what makes the SDK attach a progress token, without
+            // which servers send no progress and `resetTimeoutOnProgress` never fires.
+            onprogress: (progress) => {
+              call.onProgress?.({
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: progress.message }),
+              });
+            },
+          },
+        );
+        return ok(result);
+      } catch (error) {
+        if (call.signal.aborted && !hardLimit) {
+          return err(
+            new ToolhostError({
+              code: 'ABORTED',
+              message: `the call to MCP tool "${server.name}/${call.tool}" was cancelled`,
+              details: { server: server.name, tool: call.tool, remoteDispatched: true },
+              cause: error,
+            }),
+          );
+        }
+        if (hardLimit || (error instanceof McpError && /maximum total timeout/i.test(error.message))) {
+          return err(
+            callFailed(
+              call.tool,
+              `did not finish within the hard limit of ${timeouts.totalMs} ms`,
+              'timeout',
+              error,
+            ),
+          );
+        }
+        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+          return err(
+            callFailed(
+              call.tool,
+              `sent neither an answer nor progress for ${timeouts.requestMs} ms (request timed out)`,
+              'timeout',
+              error,
+            ),
+          );
+        }
+        const stdio = session.transport as Partial<StdioTransport>;
+        if (stdio.failure) return err(callFailed(call.tool, stdio.failure, 'protocol', error));
+        if (live !== session || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+          const how = stdio.exitDescription ?? 'closed the connection';
+          return err(callFailed(call.tool, `${how} during the call`, 'connection_closed', error));
+        }
+        if (error instanceof McpError) {
+          return err(
+            callFailed(
+              call.tool,
+              `answered with JSON-RPC error ${error.code}`,
+              'server_error',
+              error,
+              error.message,
+            ),
+          );
+        }
+        const message = error instanceof Error ? error.message : '';
+        if (/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(message)) {
+          return err(
+            callFailed(call.tool, 'could not be reached (the connection failed)', 'connection_closed', error),
+          );
+        }
+        return err(callFailed(call.tool, 'failed to answer the call', 'protocol', error));
+      } finally {
+        clearTimeout(timer);
+        call.signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async close() {
+      generation++;
+      attemptController?.abort(closedWhileConnecting);
+      const session = live;
+      live = undefined;
+      liveTools = undefined;
+      if (server.enabled) status = 'configured';
+      if (session) {
+        if (session.transport instanceof StreamableHTTPClientTransport) {
+          await untilAborted(session.transport.terminateSession(), AbortSignal.timeout(1_000)).catch(
+            () => undefined,
+          );
+        }
+        await closeQuietly(session.client, session.transport);
+      }
+      await attempt?.catch(() => undefined);
+    },
+  };
+
+  function callFailed(
+    tool: string,
+    what: string,
+    reason: string,
+    cause?: unknown,
+    serverMessage?: string,
+  ): ToolhostError {
+    return new ToolhostError({
+      code: 'MCP_CALL_FAILED',
+      message: `MCP server "${server.name}" ${what} (tool "${tool}")`,
+      signature: `mcp_call:${server.name}/${tool}:${reason}`,
+      details: {
+        server: server.name,
+        tool,
+        reason,
+        remoteDispatched: reason !== 'not_connected',
+        // Third-party text: the proxy shows it as untrusted output, never inside the message.
+        ...(serverMessage === undefined ? {} : { serverMessage: serverMessage.slice(0, 2_000) }),
+      },
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+}
+
+const handshakeTimeout = Symbol('handshake timeout');
+const totalTimeout = Symbol('total timeout');
+const closedWhileConnecting = Symbol('closed while connecting');
+
+/** Rejects as soon as `signal` aborts, without waiting for `promise`. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+async function closeQuietly(client: Client, transport: Transport): Promise<void> {
+  try {
+    await client.close();
+  } catch {
+    // ignore
+  }
+  try {
+    await transport.close();
+  } catch {
+    // ignore
+  }
+}
