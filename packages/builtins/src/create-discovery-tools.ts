@@ -32,7 +32,8 @@ export function createDiscoveryTools(options: DiscoveryToolsOptions): AnyToolDef
   const { pathPolicy } = options;
   let ripgrep: string | null | undefined = options.rgPath;
   const resolveRipgrep = (): string | null => {
-    ripgrep ??= findRipgrep();
+    // `null` is an answer (use the JS engine); only `undefined` means "look it up".
+    if (ripgrep === undefined) ripgrep = findRipgrep();
     return ripgrep;
   };
   return [

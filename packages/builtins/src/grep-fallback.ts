@@ -274,7 +274,13 @@ class FileSearcher {
       const nul = buffer.indexOf(0);
       if (!explicit) {
         if (nul < BINARY_SNIFF_BYTES) return { kind: 'skipped' };
-        text = buffer.toString('utf8', 0, buffer.lastIndexOf(0x0a, nul) + 1);
+        // ripgrep's count printer reports nothing for a file it stopped at a NUL.
+        if (this.search.mode === 'count') return { kind: 'skipped' };
+        // ripgrep reads 64 KiB blocks and quits at the block holding the NUL, having searched the
+        // whole lines before it (block edges drift a little with the lines carried over; this
+        // takes them at multiples of 64 KiB).
+        const blockStart = nul - (nul % BINARY_SNIFF_BYTES);
+        text = buffer.toString('utf8', 0, buffer.lastIndexOf(0x0a, blockStart - 1) + 1);
       } else {
         text = buffer.toString('utf8');
       }
