@@ -1,5 +1,6 @@
 // Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
 export { createDiscoveryTools, type DiscoveryToolsOptions } from './create-discovery-tools.js';
+export { createFileTools } from './create-file-tools.js';
 export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
 export {
   globArgumentsSchema,
@@ -7,6 +8,24 @@ export {
   lsArgumentsSchema,
   viewImageArgumentsSchema,
 } from './discovery-schemas.generated.js';
+export type {
+  DeleteRangeArguments,
+  EditFileArguments,
+  MoveFileArguments,
+  MultiEditArguments,
+  MultiEditStep,
+  ReadFileArguments,
+  WriteFileArguments,
+} from './file-arguments.js';
+export {
+  deleteRangeArgumentsSchema,
+  editFileArgumentsSchema,
+  moveFileArgumentsSchema,
+  multiEditArgumentsSchema,
+  readFileArgumentsSchema,
+  writeFileArgumentsSchema,
+} from './file-schemas.generated.js';
+export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './file-tools-options.js';
 export { createGlobTool, type GlobToolOptions } from './glob.js';
 export { createGrepTool, type GrepToolOptions } from './grep.js';
 export { findRipgrep } from './grep-ripgrep-path.js';

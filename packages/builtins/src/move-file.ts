@@ -1,0 +1,75 @@
+import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
+import { fileVersionOf, moveFileNoReplace } from '@toolhost/read-evidence';
+import type { MoveFileArguments } from './file-arguments.js';
+import { evidenceError } from './file-errors.js';
+import { resolveFilePath, verifyWriteTarget } from './file-mutation.js';
+import { moveFileArgumentsSchema } from './file-schemas.generated.js';
+import type { ResolvedFileToolsOptions } from './file-tools-options.js';
+
+const DESCRIPTION = [
+  'Move or rename a file. It never replaces anything: an existing destination is refused. Missing parent directories of the destination are created, and moves across file systems work.',
+  'Requires a current observation of the source (read any window of it with read_file first); the observation follows the file to its new path.',
+].join('\n');
+
+/**
+ * Creates `move_file`: a no-replace move (`FS_ALREADY_EXISTS`) of an observed, current source, with
+ * parents created and cross-device moves supported; afterwards the source is recorded absent and the
+ * destination present (behaviour 67). Write access for both paths. Sequential and not abortable.
+ */
+export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
+  return defineTool({
+    name: 'move_file',
+    source: 'builtin',
+    group: 'editing_builtins',
+    category: 'write',
+    annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+    execution: { mode: 'sequential', timeoutMs: options.limits.writeTimeoutMs, abortable: false },
+    pathAccess: options.pathAccess,
+    visibility: 'listed',
+    modelTool: { name: 'move_file', description: DESCRIPTION, inputSchema: moveFileArgumentsSchema },
+    permission: {
+      paths: (args) => [
+        { argument: 'source', path: args.source, access: 'write' },
+        { argument: 'destination', path: args.destination, access: 'write' },
+      ],
+      subject: (args) => `${args.source} -> ${args.destination}`,
+      preview: (args) => `move_file ${args.source} -> ${args.destination}`,
+    },
+    async execute(args: MoveFileArguments, context) {
+      const source = resolveFilePath(options.pathPolicy, args.source, 'write', 'source');
+      if (!source.ok) return errorResult(source.error);
+      const destination = resolveFilePath(options.pathPolicy, args.destination, 'write', 'destination');
+      if (!destination.ok) return errorResult(destination.error);
+      const from = source.value;
+      const to = destination.value;
+      const store = options.observationsFor(context);
+      return options.locks.withLocks([from.path, to.path], async () => {
+        const current = await store.check(from.path, { displayPath: from.displayPath });
+        if (!current.ok) return errorResult(evidenceError(current.error));
+        const moved = await moveFileNoReplace(from.path, to.path, {
+          createParents: true,
+          sourceDisplayPath: from.displayPath,
+          destinationDisplayPath: to.displayPath,
+          beforeCommit: async () => {
+            const refused =
+              verifyWriteTarget(options.pathPolicy, from.path) ??
+              verifyWriteTarget(options.pathPolicy, to.path);
+            if (refused) return refused;
+            const still = await store.check(from.path, { displayPath: from.displayPath });
+            return still.ok ? undefined : still.error;
+          },
+        });
+        if (!moved.ok) return errorResult(evidenceError(moved.error));
+        // The content was confirmed current just before the move; a move does not change it.
+        const hash = current.value.version.sha256;
+        store.recordAbsent(from.path);
+        if (moved.value.stats) store.recordPresent(to.path, fileVersionOf(moved.value.stats, hash));
+        else store.forget(to.path);
+        return textResult(
+          `moved ${from.displayPath} to ${to.displayPath}${moved.value.crossDevice ? ' (copied across file systems)' : ''}`,
+          { source: from.displayPath, destination: to.displayPath, crossDevice: moved.value.crossDevice },
+        );
+      });
+    },
+  });
+}

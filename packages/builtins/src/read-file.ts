@@ -1,0 +1,139 @@
+import {
+  type AnyToolDefinition,
+  defineTool,
+  errorResult,
+  textResult,
+  ToolhostError,
+} from '@toolhost/contracts';
+import { describeVersion, readTextWindow, type TextWindow } from '@toolhost/read-evidence';
+import type { ReadFileArguments } from './file-arguments.js';
+import { evidenceError } from './file-errors.js';
+import { resolveFilePath } from './file-mutation.js';
+import { readFileArgumentsSchema } from './file-schemas.generated.js';
+import type { ResolvedFileToolsOptions } from './file-tools-options.js';
+
+const DESCRIPTION = [
+  'Read a bounded window of a text file, with 1-based line numbers ("  12→text"). Reading any window, even one line, observes the file\'s current version, which write_file, edit_file, multi_edit, delete_range and move_file require before they modify it; you do not need to read the whole file.',
+  'offset is the number of lines to skip (offset=10 starts at line 11); limit defaults to 2000 lines. When more lines follow, a PARTIAL trailer names the offset to continue from. Binary files are refused.',
+  'Issue independent reads in the same turn.',
+].join('\n');
+
+const CURSOR_FORM = /^\s*(?:offset\s*=\s*)?(\d+)\s*$/;
+
+/** The formatted model text of a window (numbers right-aligned to the widest shown, then "→"). */
+export function formatReadWindow(
+  window: TextWindow,
+  displayPath: string,
+  notes: readonly string[] = [],
+): string {
+  const { lines, offset } = window;
+  const out: string[] = [...notes];
+  if (lines.length === 0) {
+    if (window.totalLines === 0 || (window.totalLines === undefined && !window.hasMore))
+      out.push('(empty file)');
+    else
+      out.push(
+        `(offset ${offset} is past EOF — ${displayPath} has ${window.totalLines ?? 'fewer'} line${window.totalLines === 1 ? '' : 's'})`,
+      );
+    return out.join('\n');
+  }
+  const last = offset + lines.length;
+  const width = String(last).length;
+  let body = '';
+  for (const [index, line] of lines.entries())
+    body += `${String(offset + index + 1).padStart(width)}→${line}\n`;
+  out.push(body.slice(0, -1));
+  if (window.cut?.reason === 'window-bytes')
+    out.push(
+      `[read_file local safety page: the window reached its byte limit after line ${last}; pass offset=${window.cut.nextOffset} to continue.]`,
+    );
+  else if (window.cut?.reason === 'long-line')
+    out.push(
+      `[line ${window.cut.nextOffset + 1} is longer than the line limit, so the window stops before it; pass offset=${window.cut.nextOffset + 1} to skip it, or inspect it with a command.]`,
+    );
+  else if (window.hasMore) {
+    const of = window.totalLines === undefined ? `at least ${last + 1}` : String(window.totalLines);
+    out.push(
+      `[PARTIAL view: showing lines ${offset + 1}-${last} of ${of}; pass offset=${last} to continue. A partial window may be sufficient for local work.]`,
+    );
+  }
+  return out.join('\n');
+}
+
+/**
+ * Creates `read_file`: a bounded window of a text file that records the agent's observation of the
+ * file's version (behaviours 49, 57, 62, 63, 68, 69 of the Reasonix notes). Read access through the
+ * path policy; a missing file records "absent" and is `FS_NOT_FOUND`; a file that changes while it is
+ * read is `FS_STALE_VERSION` and records nothing. Parallel and abortable.
+ */
+export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
+  const { limits } = options;
+  return defineTool({
+    name: 'read_file',
+    source: 'builtin',
+    group: 'read_only_builtins',
+    category: 'read',
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    execution: { mode: 'parallel', timeoutMs: limits.readTimeoutMs, abortable: true },
+    pathAccess: options.pathAccess,
+    visibility: 'listed',
+    resultShape: 'read',
+    modelTool: { name: 'read_file', description: DESCRIPTION, inputSchema: readFileArgumentsSchema },
+    permission: {
+      paths: (args) => [{ argument: 'path', path: args.path, access: 'read' }],
+      subject: (args) => args.path,
+      preview: (args) => `read_file ${args.path}`,
+    },
+    async execute(args: ReadFileArguments, context) {
+      const notes: string[] = [];
+      let offset = args.offset;
+      if (offset === undefined && args.cursor !== undefined) {
+        const parsed = CURSOR_FORM.exec(args.cursor);
+        if (parsed) offset = Number(parsed[1]);
+        else notes.push('(cursor ignored: it is not a line offset; pass offset instead)');
+      }
+      if (args.intent === 'range' && offset === undefined && args.limit === undefined)
+        return errorResult(
+          new ToolhostError({
+            code: 'ARGUMENT_VALIDATION',
+            message: 'intent=range requires an explicit offset or limit',
+            recovery: 'pass offset and/or limit, or omit intent to read from the top',
+          }),
+        );
+      const target = resolveFilePath(options.pathPolicy, args.path, 'read', 'path');
+      if (!target.ok) return errorResult(target.error);
+      const { path, displayPath } = target.value;
+      const store = options.observationsFor(context);
+      const window = await readTextWindow(path, {
+        offset: offset ?? 0,
+        limit: args.limit ?? limits.defaultReadLines,
+        maxLineBytes: limits.maxLineBytes,
+        maxWindowBytes: limits.maxPageBytes,
+        hashLimit: store.hashLimit,
+        contentLimit: store.contentLimit,
+        signal: context.signal,
+        displayPath,
+      });
+      if (!window.ok) {
+        if (window.error.code === 'FS_NOT_FOUND') store.recordAbsent(path);
+        return errorResult(evidenceError(window.error));
+      }
+      const value = window.value;
+      store.recordPresent(path, value.version, value.content ? { content: value.content } : {});
+      const shown = value.lines.length;
+      return textResult(formatReadWindow(value, displayPath, notes), {
+        path: displayPath,
+        offset: value.offset,
+        lines: shown,
+        startLine: shown > 0 ? value.offset + 1 : null,
+        endLine: shown > 0 ? value.offset + shown : null,
+        totalLines: value.totalLines ?? null,
+        hasMore: value.hasMore,
+        nextOffset: value.cut ? value.cut.nextOffset : value.hasMore ? value.offset + shown : null,
+        encoding: value.encoding.name,
+        bom: value.encoding.bom,
+        version: describeVersion(value.version),
+      });
+    },
+  });
+}
