@@ -443,7 +443,8 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     const hits = closeCandidates(pool, wanted);
     const top = hits[0];
     const unique =
-      top !== undefined && top.score >= 90 && hits.filter((hit) => hit.score >= top.score).length === 1;
+      top !== undefined &&
+      (hits.length === 1 || (top.score >= 90 && hits.filter((hit) => hit.score >= top.score).length === 1));
     const ambiguous = top !== undefined && top.score >= 90 && !unique;
     return resolutionFailed({
       reason: ambiguous ? 'ambiguous_capability_reference' : 'unknown_capability_reference',
@@ -491,21 +492,15 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
             ok: true,
             value: { kind: 'mcp-server', id: serverCapabilityId(parsed.server), connection },
           };
-        return {
-          ok: false,
-          error: unknownReference(
-            parsed.server,
-            action,
-            'no MCP server with this name is configured',
-            summaries().filter((entry) => entry.kind === 'mcp-server'),
-            keep,
-          ),
-        };
+        return { ok: false, error: unconfigured(parsed.server) };
       }
       case 'mcp-tool':
       case 'mcp-permission-name': {
         const split = splitServerTool(parsed.kind === 'mcp-tool' ? parsed.rest : parsed.rest, parsed.kind);
         if (!split) {
+          if (parsed.kind === 'mcp-tool' && parsed.rest.includes('/')) {
+            return { ok: false, error: unconfigured(parsed.rest.slice(0, parsed.rest.indexOf('/'))) };
+          }
           const leaf = parsed.rest.split(/\/|__/).pop() ?? parsed.rest;
           return {
             ok: false,
@@ -548,28 +543,32 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
           };
         }
         const schema = tools.find((candidate) => candidate.name === tool);
-        if (schema) {
+        if (!schema) {
+          // Prefer close names on the same server; fall back to every MCP tool.
+          const mcpTools = summaries().filter((entry) => entry.kind === 'mcp-tool');
+          const sameServer = mcpTools.filter((entry) => entry.server === connection.server.name);
+          const pool = closeCandidates(sameServer, tool).length > 0 ? sameServer : mcpTools;
           return {
-            ok: true,
-            value: {
-              kind: 'mcp-tool',
-              id: canonical,
-              connection,
+            ok: false,
+            error: unknownReference(
               tool,
-              schema,
-              schemaSource: source === 'live' ? 'live' : 'cached',
-            },
+              action,
+              `MCP server "${connection.server.name}" offers no tool with this name`,
+              pool,
+              keep,
+            ),
           };
         }
         return {
-          ok: false,
-          error: unknownReference(
+          ok: true,
+          value: {
+            kind: 'mcp-tool',
+            id: canonical,
+            connection,
             tool,
-            action,
-            `MCP server "${connection.server.name}" offers no tool with this name`,
-            summaries().filter((entry) => entry.kind === 'mcp-tool'),
-            keep,
-          ),
+            schema,
+            schemaSource: source === 'live' ? 'live' : 'cached',
+          },
         };
       }
       case 'bare':
@@ -584,6 +583,18 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
           ),
         };
     }
+  }
+
+  /** A well-formed id naming a server that is not configured: unavailable, with close names as hints. */
+  function unconfigured(server: string): ToolhostError {
+    const close = closeCandidates(
+      summaries().filter((entry) => entry.kind === 'mcp-server'),
+      server,
+    ).map((hit) => hit.entry.id);
+    return unavailable(
+      `no MCP server with this name is configured${close.length > 0 ? `; configured servers with close names: ${close.join(', ')}` : ''}`,
+      { reason: 'unconfigured', candidates: close },
+    );
   }
 
   function splitServerTool(
