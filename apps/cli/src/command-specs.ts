@@ -1,0 +1,259 @@
+import type { CommandHandler } from './command-types.js';
+
+/** One option of a command, as `node:util` `parseArgs` takes it plus its help text. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** The placeholder shown in help (`DIR`, `PORT` ...), for string options. */
+  readonly valueName?: string;
+  readonly description: string;
+}
+
+/** A command: its help text, its options and how to load its (possibly heavy) handler. */
+export interface CommandSpec {
+  readonly name: string;
+  readonly summary: string;
+  /** Usage lines without the leading `toolhost `. */
+  readonly usage: readonly string[];
+  readonly description: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** How many positional arguments it takes. */
+  readonly positionals: { readonly min: number; readonly max: number; readonly names: string };
+  /** Imports the handler lazily, so `toolhost tools` never loads the MCP SDK or the agent loop. */
+  readonly load: () => Promise<CommandHandler>;
+}
+
+/** The four provider wire formats (kept here so parsing flags loads no dialect code). */
+export const DIALECTS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const;
+/** The sandbox axis of the run policy. */
+export const SANDBOXES = ['read_only', 'workspace_write', 'danger_full_access'] as const;
+/** The approval axis of the run policy. */
+export const APPROVALS = ['strict', 'on_request', 'never'] as const;
+/** The surface profiles. */
+export const SURFACES = ['lean', 'full'] as const;
+/** The providers `run` can talk to. */
+export const PROVIDERS = ['openai', 'openai-compatible', 'anthropic', 'gemini'] as const;
+
+/** The options every command takes (DESIGN.md: the run policy and where the project is). */
+export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  root: {
+    type: 'string',
+    valueName: 'DIR',
+    description: 'the project root (default: the current directory)',
+  },
+  sandbox: {
+    type: 'string',
+    valueName: 'MODE',
+    description: `${SANDBOXES.join(' | ')} (default: the configuration's, else read_only)`,
+  },
+  approval: {
+    type: 'string',
+    valueName: 'POLICY',
+    description: `${APPROVALS.join(' | ')} (default: the configuration's, else on_request)`,
+  },
+  surface: {
+    type: 'string',
+    valueName: 'PROFILE',
+    description: `${SURFACES.join(' | ')}: which tools the provider sees (default: lean)`,
+  },
+  config: {
+    type: 'string',
+    valueName: 'FILE',
+    description: 'the configuration file (default: <root>/toolhost.config.json when present)',
+  },
+  help: { type: 'boolean', short: 'h', description: 'show this help' },
+};
+
+const dialectOption: OptionSpec = {
+  type: 'string',
+  valueName: 'DIALECT',
+  description: DIALECTS.join(' | '),
+};
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'tools',
+    summary: 'print the provider-visible tool surface and its fingerprint',
+    usage: ['tools [--dialect DIALECT] [--json]'],
+    description:
+      'Prints the tool surface the run policy gives the model. With --dialect, the list is compiled for that ' +
+      "provider (what it receives as `tools`) and the compiler's lossy steps are listed; without it, the " +
+      'provider-neutral list. --json prints { "dialect", "fingerprint", "tools" }, where the fingerprint is ' +
+      'the first 16 hex characters of SHA-256 of the JSON of `tools`; the output is byte-identical across runs.',
+    options: {
+      dialect: dialectOption,
+      json: { type: 'boolean', description: 'print JSON for programs' },
+    },
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/tools-command.js').then((module) => module.toolsCommand),
+  },
+  {
+    name: 'compile',
+    summary: 'compile a neutral tool list from stdin for one provider',
+    usage: ['compile --dialect DIALECT [--strict] < tools.json'],
+    description:
+      'Reads a JSON array of { name, description, inputSchema } on stdin and prints { tools, nameMap, report }: ' +
+      'the wire tools, the neutral/wire name map, and every lossy step per tool and schema path. ' +
+      '--strict compiles OpenAI tools in strict mode (tools strict mode cannot express fall back, reported).',
+    options: {
+      dialect: { ...dialectOption, description: `${DIALECTS.join(' | ')} (required)` },
+      strict: { type: 'boolean', description: 'OpenAI strict mode for every tool' },
+    },
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/compile-command.js').then((module) => module.compileCommand),
+  },
+  {
+    name: 'call',
+    summary: 'run one tool call through the whole pipeline',
+    usage: ['call NAME [JSON] [--json]'],
+    description:
+      'Resolves, validates, checks and runs one call, then prints exactly what the model would see. ' +
+      'JSON is the arguments object (default {}). Exit code 1 when the call fails. --json prints the ' +
+      'result as a session line. On a terminal, calls that need approval ask you.',
+    options: { json: { type: 'boolean', description: 'print the result as a session line' } },
+    positionals: { min: 1, max: 2, names: 'NAME [JSON]' },
+    load: () => import('./commands/call-command.js').then((module) => module.callCommand),
+  },
+  {
+    name: 'session',
+    summary: 'JSON Lines on stdin/stdout through one host',
+    usage: ['session < calls.jsonl'],
+    description:
+      'One host for the whole stream and one output line per input line, flushed at once, in input order. ' +
+      'Input: {"id","name","arguments"} (arguments an object or a JSON string) or {"batch":[calls...]} ' +
+      '(one assistant turn). Output: {"id","name","status","output","error","resultRef"} or ' +
+      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line ' +
+      'gets an error line (SESSION_LINE_INVALID). End of input closes the host: jobs and servers end. ' +
+      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED).',
+    options: {},
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/session-command.js').then((module) => module.sessionCommand),
+  },
+  {
+    name: 'serve',
+    summary: 'the same surface as an MCP server (stdio, or Streamable HTTP)',
+    usage: ['serve', 'serve --http PORT'],
+    description:
+      'Serves the provider surface over MCP: stdio by default; with --http, Streamable HTTP at ' +
+      'http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the URL is printed on stderr). HTTP requests ' +
+      'whose Host or Origin is not this loopback server are refused (DNS rebinding). Annotations become MCP ' +
+      'hints, long calls report progress, cancellation stops the call, and shutting down ends jobs and servers.',
+    options: {
+      http: { type: 'string', valueName: 'PORT', description: 'serve Streamable HTTP on 127.0.0.1:PORT' },
+    },
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/serve-command.js').then((module) => module.serveCommand),
+  },
+  {
+    name: 'run',
+    summary: 'the reference agent loop against a model provider',
+    usage: [
+      'run [TASK] [--provider PROVIDER] [--model MODEL] [--base-url URL]',
+      '    [--dialect DIALECT] [--max-rounds N] [--transcript FILE] [--json]',
+    ],
+    description:
+      'Runs the agent loop: the model proposes tool calls, the host decides and runs them (parallel calls ' +
+      'as one batch), until the model answers. The default task explores the project read-only and ' +
+      'summarises it. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY; ' +
+      '--provider openai-compatible with --base-url talks to a local server. The answer streams to stdout, ' +
+      'steps to stderr. Ctrl-C stops the running tools first, the run second. A JSONL transcript is kept ' +
+      'under <state dir>/runs/ (or --transcript FILE); `toolhost replay` re-runs it.',
+    options: {
+      provider: { type: 'string', valueName: 'PROVIDER', description: PROVIDERS.join(' | ') },
+      model: { type: 'string', valueName: 'MODEL', description: 'the model id (default per provider)' },
+      'base-url': {
+        type: 'string',
+        valueName: 'URL',
+        description: 'the API base URL (required for openai-compatible)',
+      },
+      dialect: {
+        type: 'string',
+        valueName: 'DIALECT',
+        description: 'wire format for openai providers: openai-chat | openai-responses',
+      },
+      'max-rounds': { type: 'string', valueName: 'N', description: 'stop after N model rounds (default 40)' },
+      transcript: { type: 'string', valueName: 'FILE', description: 'write the JSONL transcript here' },
+      json: { type: 'boolean', description: 'print events as JSON Lines on stdout' },
+    },
+    positionals: { min: 0, max: 1, names: '[TASK]' },
+    load: () => import('./commands/run-command.js').then((module) => module.runCommand),
+  },
+  {
+    name: 'replay',
+    summary: "re-run a transcript's tool calls under the current policy",
+    usage: ['replay FILE.jsonl [--json]'],
+    description:
+      'Reads a transcript written by `toolhost run`, re-runs every recorded tool call through a fresh host ' +
+      'under the current policy (batches as batches, in order) and reports per call whether the outcome ' +
+      '(ok, or the error code) changed, and whether the output text differs. Exit code 1 when any outcome ' +
+      'changed.',
+    options: { json: { type: 'boolean', description: 'print one JSON line per call and a summary line' } },
+    positionals: { min: 1, max: 1, names: 'FILE' },
+    load: () => import('./commands/replay-command.js').then((module) => module.replayCommand),
+  },
+];
+
+/** Finds a command by name. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}
+
+function optionLines(options: Readonly<Record<string, OptionSpec>>): string[] {
+  const rows = Object.entries(options).map(([name, option]) => {
+    const flag = `${option.short ? `-${option.short}, ` : '    '}--${name}${option.valueName ? ` ${option.valueName}` : ''}`;
+    return [flag, option.description] as const;
+  });
+  const width = Math.max(0, ...rows.map(([flag]) => flag.length));
+  return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
+}
+
+function wrap(text: string, width = 96): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The help text of one command. */
+export function commandHelp(command: CommandSpec): string {
+  return [
+    `Usage: ${command.usage.map((line, index) => (index === 0 ? `toolhost ${line}` : `       toolhost ${line}`)).join('\n')}`,
+    '',
+    ...wrap(command.description),
+    ...(Object.keys(command.options).length > 0 ? ['', 'Options:', ...optionLines(command.options)] : []),
+    '',
+    'Run policy (every command):',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+  ].join('\n');
+}
+
+/** The top-level help text. */
+export function mainHelp(version: string): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return [
+    `toolhost ${version}: the host side of a coding agent's tool calls`,
+    '',
+    'Usage: toolhost <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Run policy (every command):',
+    ...optionLines(GLOBAL_OPTIONS),
+    '      --version          print the version',
+    '',
+    'Exit codes: 0 success, 1 a tool or provider error, 2 a usage or configuration error.',
+    'Run `toolhost <command> --help` for a command.',
+    '',
+  ].join('\n');
+}

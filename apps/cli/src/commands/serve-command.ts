@@ -1,0 +1,62 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { EXIT_CODES, usageError } from '../cli-error.js';
+import type { CommandHandler } from '../command-types.js';
+import { createMcpServer } from '../mcp-server.js';
+import { openHost } from '../open-host.js';
+import { VERSION } from '../run-cli.js';
+import { startHttpServer } from '../serve-http.js';
+import type { Writable } from 'node:stream';
+
+function parsePort(text: string): number {
+  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw usageError('--http takes a TCP port from 0 to 65535 (0 picks a free one)');
+  }
+  return port;
+}
+
+/**
+ * `toolhost serve [--http PORT]`: the host's provider surface as an MCP server. Over stdio (the
+ * default) it serves until stdin ends; over HTTP until SIGINT/SIGTERM. Either way it then closes the
+ * MCP sessions and the host, which ends running calls, jobs and MCP servers. Nobody can be asked for
+ * approval through MCP here, so calls that need it fail closed (`APPROVAL_REQUIRED`).
+ */
+export const serveCommand: CommandHandler = async ({ globals, values, io, signal }) => {
+  const port = typeof values.http === 'string' ? parsePort(values.http) : undefined;
+  const host = await openHost(globals);
+  try {
+    if (port !== undefined) {
+      const http = await startHttpServer({
+        port,
+        createServer: () => createMcpServer(host, { version: VERSION }),
+      }).catch((error: unknown) => {
+        throw usageError(
+          `cannot listen on 127.0.0.1:${port}: ${error instanceof Error ? error.message : String(error)}`,
+          error,
+        );
+      });
+      io.stderr.write(`toolhost: serving MCP on ${http.url}\n`);
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await http.close();
+      return EXIT_CODES.success;
+    }
+    const server = createMcpServer(host, { version: VERSION });
+    const transport = new StdioServerTransport(io.stdin, io.stdout as unknown as Writable);
+    const ended = new Promise<void>((resolve) => {
+      const done = () => resolve();
+      transport.onclose = done;
+      io.stdin.once('end', done);
+      io.stdin.once('close', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+    await server.connect(transport);
+    await ended;
+    await server.close();
+    return EXIT_CODES.success;
+  } finally {
+    await host.close();
+  }
+};

@@ -1,0 +1,141 @@
+import type { DispatchOptions, DispatchResult, Host } from '@toolhost/boot';
+import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  readonly name?: string;
+  readonly version: string;
+  /**
+   * While a call that asked for progress runs and its tool reports none, a heartbeat progress
+   * notification (seconds elapsed) is sent at this interval, in ms. Default 1000.
+   */
+  readonly heartbeatMs?: number;
+}
+
+/** MCP's four tool hints from the contract's annotations; an unknown annotation stays absent (unknown is not false). */
+export function mcpToolAnnotations(
+  annotations: ToolAnnotations | undefined,
+): Tool['annotations'] | undefined {
+  if (!annotations) return undefined;
+  const hints: NonNullable<Tool['annotations']> = {
+    ...(annotations.readOnly === undefined ? {} : { readOnlyHint: annotations.readOnly }),
+    ...(annotations.destructive === undefined ? {} : { destructiveHint: annotations.destructive }),
+    ...(annotations.idempotent === undefined ? {} : { idempotentHint: annotations.idempotent }),
+    ...(annotations.openWorld === undefined ? {} : { openWorldHint: annotations.openWorld }),
+  };
+  return Object.keys(hints).length > 0 ? hints : undefined;
+}
+
+/** The MCP tool list of a host's provider surface, in the surface's order. */
+export function mcpTools(host: Host): Tool[] {
+  return host.modelTools().map((tool) => {
+    const annotations = mcpToolAnnotations(host.registry.get(tool.name)?.definition.annotations);
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as Tool['inputSchema'],
+      ...(annotations ? { annotations } : {}),
+    };
+  });
+}
+
+/** The MCP form of a dispatch result: the model-visible text first, then images and links; `isError` on failure. */
+export function mcpCallResult(result: DispatchResult): CallToolResult {
+  const content: CallToolResult['content'] = [];
+  if (result.output !== '') content.push({ type: 'text', text: result.output });
+  for (const block of result.content) {
+    if (block.type === 'image') content.push({ type: 'image', data: block.data, mimeType: block.mimeType });
+    else if (block.type === 'resource_link') {
+      content.push({
+        type: 'resource_link',
+        uri: block.uri,
+        name: block.name ?? block.uri,
+        ...(block.mimeType ? { mimeType: block.mimeType } : {}),
+        ...(block.description ? { description: block.description } : {}),
+      });
+    }
+  }
+  if (content.length === 0) content.push({ type: 'text', text: '' });
+  return { content, ...(result.status === 'error' ? { isError: true } : {}) };
+}
+
+/**
+ * An MCP server (low-level SDK `Server`) exposing a host's provider surface: `tools/list` gives the
+ * frozen surface with annotations mapped to MCP hints; `tools/call` runs the whole dispatch pipeline
+ * (so policy, approval and evidence apply exactly as for a model) and returns what the model would
+ * see, with `isError` on failure. Cancellation (`notifications/cancelled`) aborts the call. When the
+ * client sent a `progressToken`, the tool's own progress is forwarded, or a heartbeat every
+ * `heartbeatMs` while it reports none, so clients that reset their timeout on progress keep waiting.
+ * One host may back many servers (one per HTTP session); the caller closes the host.
+ */
+export function createMcpServer(host: Host, options: McpServerOptions): Server {
+  const server = new Server(
+    { name: options.name ?? 'toolhost', version: options.version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        'toolhost: a governed tool surface. Every call goes through the run policy (sandbox ' +
+        `${host.sandbox}, approval ${host.approval}); failures say CODE: cause; recovery.`,
+    },
+  );
+  const tools = mcpTools(host);
+  const heartbeatMs = options.heartbeatMs ?? 1_000;
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const progressToken = request.params._meta?.progressToken;
+    let lastProgress = 0;
+    let toolReported = false;
+    let heartbeat: NodeJS.Timeout | undefined;
+    const sendProgress = (progress: ToolProgress) => {
+      // MCP requires progress to increase; anything else is dropped rather than sent out of order.
+      if (progressToken === undefined || !(progress.progress > lastProgress)) return;
+      lastProgress = progress.progress;
+      extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken,
+            progress: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined ? {} : { message: progress.message }),
+          },
+        })
+        .catch(() => undefined);
+    };
+    if (progressToken !== undefined) {
+      const started = Date.now();
+      heartbeat = setInterval(() => {
+        if (toolReported) return;
+        const seconds = Math.max(lastProgress + 1, Math.round((Date.now() - started) / 1000));
+        sendProgress({ progress: seconds, message: `${request.params.name} running for ${seconds}s` });
+      }, heartbeatMs);
+    }
+    // `onProgress` reaches tools once the host's dispatch options carry it; extra keys are ignored before.
+    const dispatchOptions: DispatchOptions & { onProgress?: (progress: ToolProgress) => void } = {
+      signal: extra.signal,
+      onProgress: (progress) => {
+        toolReported = true;
+        sendProgress(progress);
+      },
+    };
+    try {
+      const result = await host.dispatch(
+        // No id: the host numbers calls itself, unique across every session it serves.
+        { name: request.params.name, arguments: request.params.arguments ?? {} },
+        dispatchOptions,
+      );
+      return mcpCallResult(result);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  /** The TCP port on 127.0.0.1; 0 picks a free one. */
+  readonly port: number;
+  /** Makes the MCP server of one new session. */
+  readonly createServer: () => Server;
+  /** Largest request body accepted, in bytes; default 4 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** A running Streamable HTTP endpoint. */
+export interface HttpServerHandle {
+  /** `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Closes every session and the listener. Idempotent. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const MCP_PATH = '/mcp';
+
+function hostnameOf(hostHeader: string): string {
+  // `[::1]:8080` keeps its brackets; `127.0.0.1:8080` and `localhost` lose the port.
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1).toLowerCase();
+  return (hostHeader.split(':')[0] ?? '').toLowerCase();
+}
+
+/**
+ * Whether a request may reach the server (DNS-rebinding protection, as the MCP transport spec asks
+ * of local servers). The Host header must name a loopback host, so a page that rebinds its own
+ * domain to 127.0.0.1 is refused; an Origin header, which browsers always send on cross-origin
+ * requests, must be this very server (`http://127.0.0.1:PORT`, `http://localhost:PORT` or
+ * `http://[::1]:PORT`). Clients that are not browsers send no Origin and are allowed.
+ *
+ * Hand-written rather than the SDK's Express middleware: the listener is plain `node:http`, and the
+ * transport's own `allowedHosts`/`allowedOrigins` options are deprecated.
+ */
+export function checkRequestOrigin(
+  headers: { readonly host?: string | undefined; readonly origin?: string | undefined },
+  port: number,
+): { ok: true } | { ok: false; reason: string } {
+  if (!headers.host || !LOOPBACK_HOSTNAMES.has(hostnameOf(headers.host))) {
+    return { ok: false, reason: 'the Host header does not name this loopback server' };
+  }
+  const origin = headers.origin;
+  if (origin !== undefined) {
+    const allowed = [...LOOPBACK_HOSTNAMES].map((hostname) => `http://${hostname}:${port}`);
+    if (!allowed.includes(origin.toLowerCase())) {
+      return { ok: false, reason: 'the Origin is not this server; cross-origin requests are refused' };
+    }
+  }
+  return { ok: true };
+}
+
+function sendJsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Serves MCP over Streamable HTTP at `http://127.0.0.1:PORT/mcp`, bound to the loopback interface
+ * only, with one MCP server per session (`Mcp-Session-Id`). Requests failing
+ * {@link checkRequestOrigin} get 403 before anything is parsed; unknown sessions get 404, requests
+ * without a session that are not `initialize` get 400, bodies over the limit 413, other paths 404.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  let port = options.port;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const verdict = checkRequestOrigin({ host: request.headers.host, origin: request.headers.origin }, port);
+    if (!verdict.ok) return sendJsonRpcError(response, 403, -32000, `Forbidden: ${verdict.reason}`);
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path !== MCP_PATH)
+      return sendJsonRpcError(response, 404, -32000, `Not found: the endpoint is ${MCP_PATH}`);
+
+    const sessionHeader = request.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    let body: unknown;
+    if (request.method === 'POST') {
+      const text = await readBody(request, maxBodyBytes);
+      if (text === undefined) return sendJsonRpcError(response, 413, -32000, 'Payload too large');
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return sendJsonRpcError(response, 400, -32700, 'Parse error: the body is not JSON');
+      }
+    }
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) return sendJsonRpcError(response, 404, -32001, 'Session not found');
+      return session.transport.handleRequest(request, response, body);
+    }
+    const initializing =
+      request.method === 'POST' &&
+      (isInitializeRequest(body) ||
+        (Array.isArray(body) && body.some((message) => isInitializeRequest(message))));
+    if (!initializing) {
+      return sendJsonRpcError(response, 400, -32000, 'Bad Request: no valid session; send initialize first');
+    }
+    const server = options.createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const listener = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      sendJsonRpcError(
+        response,
+        500,
+        -32603,
+        `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port, '127.0.0.1', () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  port = (listener.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${MCP_PATH}`,
+    port,
+    close() {
+      closing ??= (async () => {
+        const open = [...sessions.values()];
+        sessions.clear();
+        await Promise.allSettled(open.map(async ({ server }) => server.close()));
+        await new Promise<void>((resolve) => {
+          listener.close(() => resolve());
+          listener.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import type { BatchResult, DispatchResult, ToolCall } from '@toolhost/boot';
+
+/** The recovery text of `SESSION_LINE_INVALID` (kept in step with the contract's table). */
+const LINE_RECOVERY = 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}';
+
+/** A call id as the input gave it (echoed back unchanged), or `null` when there was none. */
+export type SessionId = string | number | null;
+
+/** One call of a session line, or why it is not one. */
+export type SessionCallEntry =
+  | { readonly ok: true; readonly id: SessionId; readonly call: ToolCall }
+  | { readonly ok: false; readonly id: SessionId; readonly name: string | null; readonly problem: string };
+
+/** A parsed session input line. */
+export type SessionLine =
+  | { readonly kind: 'call'; readonly entry: SessionCallEntry }
+  | { readonly kind: 'batch'; readonly entries: readonly SessionCallEntry[] };
+
+/** One output result: exactly the session protocol's fields. */
+export interface SessionResult {
+  readonly id: SessionId;
+  readonly name: string | null;
+  readonly status: 'ok' | 'error';
+  readonly output: string;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly resultRef: string | null;
+  readonly notice?: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function idOf(value: Record<string, unknown>): SessionId {
+  const id = value.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function callEntry(value: unknown, where: string): SessionCallEntry {
+  if (!isObject(value)) return { ok: false, id: null, name: null, problem: `${where} is not a JSON object` };
+  const id = idOf(value);
+  const name = typeof value.name === 'string' ? value.name : null;
+  if (value.id !== undefined && value.id !== null && id === null) {
+    return { ok: false, id: null, name, problem: `${where} has an "id" that is not a string or a number` };
+  }
+  if (name === null || name === '') {
+    return { ok: false, id, name: null, problem: `${where} has no tool "name" (a non-empty string)` };
+  }
+  if ('batch' in value) {
+    return { ok: false, id, name, problem: `${where} has both "name" and "batch"` };
+  }
+  // `arguments` may be an object, a JSON string, or absent/null (meaning {}); anything else goes to
+  // the host, which answers ARGUMENT_VALIDATION, exactly as it would for a model.
+  const call: ToolCall = {
+    ...(id === null ? {} : { id: String(id) }),
+    name,
+    ...(value.arguments === undefined ? {} : { arguments: value.arguments }),
+  };
+  return { ok: true, id, call };
+}
+
+/**
+ * Parses one `toolhost session` input line: `{"id","name","arguments"}` or `{"batch":[calls...]}`.
+ * Never throws: a line that is not JSON, not an object, has no tool name or a malformed batch comes
+ * back as an entry with `ok: false` and the reason (answered with `SESSION_LINE_INVALID`). In a
+ * batch, each malformed call is reported in its place and the others still run. A trailing `\r` is
+ * ignored (CRLF input).
+ */
+export function parseSessionLine(line: string): SessionLine {
+  const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      kind: 'call',
+      entry: {
+        ok: false,
+        id: null,
+        name: null,
+        problem: text.trim() === '' ? 'the line is empty' : 'the line is not JSON',
+      },
+    };
+  }
+  if (isObject(value) && 'batch' in value && !('name' in value)) {
+    if (!Array.isArray(value.batch)) {
+      return {
+        kind: 'call',
+        entry: { ok: false, id: idOf(value), name: null, problem: '"batch" is not an array of calls' },
+      };
+    }
+    return { kind: 'batch', entries: value.batch.map((call, index) => callEntry(call, `batch[${index}]`)) };
+  }
+  return { kind: 'call', entry: callEntry(value, 'the line') };
+}
+
+/** The result line of an entry that could not be dispatched. */
+export function invalidResult(entry: Extract<SessionCallEntry, { ok: false }>): SessionResult {
+  const message = `${entry.problem}; ${LINE_RECOVERY}`;
+  return {
+    id: entry.id,
+    name: entry.name,
+    status: 'error',
+    output: `SESSION_LINE_INVALID: ${message}`,
+    error: { code: 'SESSION_LINE_INVALID', message },
+    resultRef: null,
+  };
+}
+
+/** The protocol form of a host result, with the input's id echoed (a number stays a number). */
+export function sessionResult(result: DispatchResult, id: SessionId, notice?: string): SessionResult {
+  return {
+    id: id ?? result.id,
+    name: result.name,
+    status: result.status,
+    output: result.output,
+    error: result.error ? { code: result.error.code, message: result.error.message } : null,
+    resultRef: result.resultRef,
+    ...(notice ? { notice } : {}),
+  };
+}
+
+/** Merges a batch's host results back into input order with the malformed entries' error results. */
+export function batchResults(entries: readonly SessionCallEntry[], batch: BatchResult): SessionResult[] {
+  let next = 0;
+  return entries.map((entry) => {
+    if (!entry.ok) return invalidResult(entry);
+    const result = batch.results[next];
+    next += 1;
+    if (!result) throw new Error('the host returned fewer results than calls');
+    return sessionResult(result, entry.id);
+  });
+}

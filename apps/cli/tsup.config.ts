@@ -1,0 +1,8 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/bin.ts'],
+  format: 'esm',
+  dts: true,
+  sourcemap: true,
+});
