@@ -10,6 +10,20 @@ import picomatch from 'picomatch';
 // The line rules below follow the crate's `GitignoreBuilder::add_line`; globs are compiled with
 // picomatch, which shares globset's semantics for `*`, `?`, `**`, `[...]` and `{a,b}`.
 
+/**
+ * picomatch options that give globset's (ripgrep's) glob semantics: `*` matches dot-names, no
+ * extglobs or leading-`!` negation (the caller handles `!`), `[!a]` is a negated class, and a
+ * bracket expression is only a class (picomatch otherwise also matches it literally).
+ */
+export const GLOBSET_LIKE = Object.freeze({
+  dot: true,
+  noextglob: true,
+  nonegate: true,
+  windows: false,
+  posix: true,
+  literalBrackets: false,
+} as const);
+
 /** What one ignore file (or a list of globs) says about a path. */
 export type IgnoreMatch = 'ignore' | 'whitelist' | 'none';
 
@@ -121,13 +135,7 @@ function compileLine(input: string, options: CompileGitignoreOptions): CompiledR
   // `dir/**` matches what is inside the directory, not the directory itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
   try {
-    const regex = picomatch.makeRe(glob, {
-      dot: true,
-      noextglob: true,
-      nonegate: true,
-      windows: false,
-      nocase: options.caseInsensitive === true,
-    });
+    const regex = picomatch.makeRe(glob, { ...GLOBSET_LIKE, nocase: options.caseInsensitive === true });
     return { whitelist, onlyDirectory, regex };
   } catch {
     return undefined;

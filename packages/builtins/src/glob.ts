@@ -85,6 +85,7 @@ export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArg
       preview: (args) => `glob ${JSON.stringify(args.pattern)} in ${args.path ?? '.'}`,
     },
     async execute(args, context) {
+      if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'glob'));
       const pattern = normalizePattern(args.pattern);
       if (!pattern.ok) {
         return errorResult(

@@ -3,6 +3,7 @@ import { open, readdir } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import {
   compileGlobLines,
+  GLOBSET_LIKE,
   type GitignoreMatcher,
   type IgnoreLevel,
   isValidGlobLine,
@@ -77,7 +78,7 @@ export async function runGrepFallback(search: GrepSearch): Promise<GrepSearchOut
         problem: 'unknown file type',
       };
     }
-    typeMatcher = picomatch([...globs], { dot: true, noextglob: true, windows: false });
+    typeMatcher = picomatch([...globs], GLOBSET_LIKE);
   }
   if (search.glob !== undefined && !isValidGlobLine(search.glob)) {
     return { ok: false, reason: 'glob', problem: 'the glob is not a valid glob pattern' };

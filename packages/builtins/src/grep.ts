@@ -81,6 +81,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepArg
       preview: (args) => `grep ${JSON.stringify(args.pattern)} in ${args.path ?? '.'}`,
     },
     async execute(args, context) {
+      if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'grep'));
       const target = await resolveDiscoveryTarget(policy, args.path, 'list');
       if (!target.ok) return errorResult(target.error);
       const { path: root, displayPath, kind } = target.value;

@@ -67,6 +67,7 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
       preview: (args) => `ls ${args.recursive ? '-R ' : ''}${args.path ?? '.'}`,
     },
     async execute(args, context) {
+      if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'ls'));
       const target = await resolveDiscoveryTarget(policy, args.path, 'list');
       if (!target.ok) return errorResult(target.error);
       const { path: directory, displayPath, kind } = target.value;

@@ -61,6 +61,7 @@ export function createViewImageTool(options: ViewImageToolOptions): ToolDefiniti
       preview: (args) => `view image ${args.path}`,
     },
     async execute(args, context) {
+      if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'view_image'));
       const target = await resolveDiscoveryTarget(policy, args.path, 'read');
       if (!target.ok) return errorResult(target.error);
       const { path: file, displayPath, kind } = target.value;

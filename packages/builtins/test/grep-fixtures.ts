@@ -25,10 +25,14 @@ export async function makeTree(entries: Readonly<Record<string, TreeEntry>>): Pr
   return { root, policy, remove: () => rm(root, { recursive: true, force: true }) };
 }
 
-/** Writes more entries below `root`. */
+/** Writes more entries below `root`; a name ending in `/` is an (empty) directory. */
 export async function writeTree(root: string, entries: Readonly<Record<string, TreeEntry>>): Promise<void> {
   for (const [relative, entry] of Object.entries(entries)) {
     const target = path.join(root, relative);
+    if (relative.endsWith('/')) {
+      await mkdir(target, { recursive: true });
+      continue;
+    }
     await mkdir(path.dirname(target), { recursive: true });
     if (typeof entry === 'object' && !Buffer.isBuffer(entry)) await symlink(entry.symlink, target);
     else await writeFile(target, entry);

@@ -58,6 +58,8 @@ describe('createGrepTool', () => {
         'src/lib.py': 'def needle(): pass\n',
         'src/app.tsx': 'const needle = <div/>;\n',
         'src/Makefile': 'needle:\n\techo needle\n',
+        'src/x.h': 'int needle;\n',
+        'src/[abc].c': 'int needle_literal;\n',
         'unicode.txt': 'naïve needle café\nΣίσυφος needle\n',
         'multi.txt': 'begin\nneedle middle\nend\nbegin\nend\nneedle needle\n',
         'ctx.txt': Array.from({ length: 30 }, (_, index) =>
@@ -85,6 +87,9 @@ describe('createGrepTool', () => {
       { pattern: 'needle', glob: 'docs/**' },
       { pattern: 'needle', glob: '**/*.tmp', no_ignore: true },
       { pattern: 'needle', glob: '.*' },
+      { pattern: 'needle', glob: '[!bm]*.txt' },
+      { pattern: 'needle', glob: '[abc].c' },
+      { pattern: 'needle', type: 'c' },
       { pattern: 'needle', type: 'ts' },
       { pattern: 'needle', type: 'rust' },
       { pattern: 'needle', type: 'make' },

@@ -329,7 +329,8 @@ describe('createGrepTool', () => {
         const shown = resultLines(text);
         assert.ok(shown.length > 5 && shown.length < 100, `${shown.length} lines shown`);
         assert.ok(Buffer.byteLength(shown.join('\n')) <= 1024);
-        shown.forEach((line, index) => assert.equal(line, `budget/b.txt:${index + 1}: ${lines[index]}`));
+        for (const [index, line] of shown.entries())
+          assert.equal(line, `budget/b.txt:${index + 1}: ${lines[index]}`);
         assert.match(text, /\[Output cut at 1 KiB: showing \d+ of the \d+\+? matches found\./);
         const tiny = okText(await grep({ pattern: 'budget', path: 'budget' }, { grepOutputBytes: 10 }));
         assert.deepEqual(resultLines(tiny), [`budget/b.txt:1: ${lines[0]}`]);
