@@ -36,17 +36,89 @@ export interface PathPatternMatcher {
    * The pattern that decides for `subject`, or `undefined` when none matches or the deciding one is
    * an exception (`!pattern`).
    *
-   * @param subject names joined by `/`: relative to a root when `relativeToRoot` is true, otherwise
-   *   the names of an absolute path (anchored patterns are skipped for those).
+   * @param subject names joined by `/` (`.` or `''` for a root itself): relative to a root when
+   *   `relativeToRoot` is true, otherwise the names of an absolute path (anchored patterns are
+   *   skipped for those).
    */
   match(subject: string, relativeToRoot: boolean): string | undefined;
+  /** {@link PathPatternMatcher.match} on names already split (no `.` or `..` names). */
+  matchNames(names: readonly string[], relativeToRoot: boolean): string | undefined;
 }
+
+/** `**` as a whole name: any number of names, including none. */
+const GLOBSTAR = Symbol('globstar');
 
 interface CompiledPattern {
   readonly pattern: string;
   readonly negated: boolean;
   readonly anchored: boolean;
-  readonly regex: RegExp;
+  /** One entry per name of the pattern. */
+  readonly parts: ReadonlyArray<RegExp | typeof GLOBSTAR>;
+}
+
+/**
+ * Whether a glob groups across a `/` (`{a,b/c}`, `@(x|y/z)`, `[/]`): such a pattern cannot be
+ * matched name by name, so it is refused at configuration.
+ */
+function groupsAcrossSeparator(glob: string): boolean {
+  let depth = 0;
+  for (let index = 0; index < glob.length; index += 1) {
+    const character = glob[index];
+    if (character === '\\') index += 1;
+    else if (character === '{' || character === '(' || character === '[') depth += 1;
+    else if ((character === '}' || character === ')' || character === ']') && depth > 0) depth -= 1;
+    else if (character === '/' && depth > 0) return true;
+  }
+  return false;
+}
+
+function compile(pattern: string, caseSensitive: boolean): CompiledPattern {
+  const invalid = (why: string) =>
+    new TypeError(`path policy: invalid path pattern ${JSON.stringify(pattern)} (${why})`);
+  if (typeof pattern !== 'string') throw invalid('expected a string');
+  const negated = pattern.startsWith('!');
+  let body = negated ? pattern.slice(1) : pattern;
+  const anchored = body.startsWith('/');
+  if (anchored) body = body.slice(1);
+  if (body.endsWith('/')) body = `${body}**`;
+  if (groupsAcrossSeparator(body)) throw invalid('a {…}, (…) or […] group may not contain /');
+  const names = body.split('/').filter((name) => name !== '' && name !== '.');
+  if (names.length === 0) throw invalid('expected a non-empty glob');
+  if (names.includes('..')) throw invalid('a pattern may not contain ..');
+  const parts = names.map((name) =>
+    name === '**'
+      ? GLOBSTAR
+      : // `windows: false`: names never contain a separator, and backslash stays an escape everywhere.
+        picomatch.makeRe(name, { dot: true, nocase: !caseSensitive, windows: false }),
+  );
+  // Unanchored patterns match at any depth: as if they started with `**/`.
+  return { pattern, negated, anchored, parts: anchored ? parts : [GLOBSTAR, ...parts] };
+}
+
+/**
+ * Whether `names` match `parts` from first to last. A small dynamic program over (pattern name,
+ * path name) pairs: O(parts × names) regex tests on single names, so a long model-chosen path can
+ * never make a configured `a/**\/b/**\/c` backtrack the way one whole-path regex does.
+ */
+function matchesParts(parts: CompiledPattern['parts'], names: readonly string[]): boolean {
+  let reachable = new Uint8Array(names.length + 1);
+  reachable[0] = 1;
+  for (const part of parts) {
+    const next = new Uint8Array(names.length + 1);
+    let any = false;
+    for (let index = 0; index <= names.length; index += 1) {
+      if (part === GLOBSTAR) {
+        if (reachable[index] === 1) any = true;
+        if (any) next[index] = 1;
+      } else if (reachable[index] === 1 && index < names.length && part.test(names[index]!)) {
+        next[index + 1] = 1;
+        any = true;
+      }
+    }
+    if (!any) return false;
+    reachable = next;
+  }
+  return reachable[names.length] === 1;
 }
 
 /**
@@ -55,45 +127,37 @@ interface CompiledPattern {
  * Semantics, close to .gitignore:
  * - a pattern matches at any depth (`.git/**` also covers `vendor/x/.git/hooks/y`) unless it starts
  *   with `/`, which anchors it at the root (`/secrets/**`);
- * - `dir/**` and `dir/` also match `dir` itself;
+ * - `**` as a whole name matches any number of names; `dir/**` and `dir/` also match `dir` itself;
  * - a pattern starting with `!` is an exception, and the last matching pattern decides
  *   (`['.env.*', '!.env.example']`);
- * - dotfiles are matched by `*`; case follows `caseSensitive`.
+ * - dotfiles are matched by `*`; case follows `caseSensitive`;
+ * - each name is matched by its own picomatch regex, and `**` by a dynamic program, so the cost is
+ *   linear in the path's names whatever the patterns.
  *
- * Throws a `TypeError` for a pattern that is not a non-empty string (a configuration error).
+ * Throws a `TypeError` (a configuration error) for a pattern that is not a non-empty string, that
+ * contains a `..` name, or whose `{…}`, `(…)` or `[…]` group spans a `/`.
  */
 export function createPathPatternMatcher(
   patterns: readonly string[],
   options: PathPatternMatcherOptions,
 ): PathPatternMatcher {
-  const compiled: CompiledPattern[] = patterns.map((pattern) => {
-    if (typeof pattern !== 'string' || pattern.replace(/^!/, '').replace(/^\//, '').trim() === '') {
-      throw new TypeError(
-        `path policy: invalid path pattern ${JSON.stringify(pattern)} (expected a non-empty glob)`,
-      );
+  if (!Array.isArray(patterns)) throw new TypeError('path policy: path patterns must be an array of strings');
+  const compiled = patterns.map((pattern) => compile(pattern, options.caseSensitive));
+  const matchNames = (names: readonly string[], relativeToRoot: boolean): string | undefined => {
+    for (let index = compiled.length - 1; index >= 0; index -= 1) {
+      const entry = compiled[index]!;
+      if (entry.anchored && !relativeToRoot) continue;
+      if (matchesParts(entry.parts, names)) return entry.negated ? undefined : entry.pattern;
     }
-    const negated = pattern.startsWith('!');
-    let body = negated ? pattern.slice(1) : pattern;
-    const anchored = body.startsWith('/');
-    if (anchored) body = body.slice(1);
-    if (body.endsWith('/')) body = `${body}**`;
-    // `windows: false`: subjects always use `/`, and backslash stays an escape on every host.
-    const regex = picomatch.makeRe(anchored ? body : `**/${body}`, {
-      dot: true,
-      nocase: !options.caseSensitive,
-      windows: false,
-    });
-    return { pattern, negated, anchored, regex };
-  });
+    return undefined;
+  };
   return {
     patterns: Object.freeze([...patterns]),
-    match(subject, relativeToRoot) {
-      for (let index = compiled.length - 1; index >= 0; index -= 1) {
-        const entry = compiled[index]!;
-        if (entry.anchored && !relativeToRoot) continue;
-        if (entry.regex.test(subject)) return entry.negated ? undefined : entry.pattern;
-      }
-      return undefined;
-    },
+    matchNames,
+    match: (subject, relativeToRoot) =>
+      matchNames(
+        subject.split('/').filter((name) => name !== '' && name !== '.'),
+        relativeToRoot,
+      ),
   };
 }

@@ -223,14 +223,12 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return relativeSplitDisplay(base, target.split, caseSensitive) ?? absoluteDisplayPath(target.split);
   }
 
-  /** The strings patterns are matched against: the path relative to each root holding it, else its names. */
-  function subjectsOf(target: Located): Array<[string, boolean]> {
-    const subjects: Array<[string, boolean]> = [];
-    for (const root of target.within) {
-      const names = target.split.segments.slice(root.segments.length);
-      subjects.push([names.length === 0 ? '.' : names.join('/'), true]);
-    }
-    if (subjects.length === 0) subjects.push([target.split.segments.join('/'), false]);
+  /** What patterns are matched against: the names below each root holding the path, else all its names. */
+  function subjectsOf(target: Located): Array<[readonly string[], boolean]> {
+    const subjects: Array<[readonly string[], boolean]> = [];
+    for (const root of target.within)
+      subjects.push([target.split.segments.slice(root.segments.length), true]);
+    if (subjects.length === 0) subjects.push([target.split.segments, false]);
     return subjects;
   }
 
@@ -240,10 +238,10 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   ): { kind: 'secret' | 'protected'; pattern: string } | undefined {
     for (const target of targets) {
       for (const [subject, relative] of subjectsOf(target)) {
-        const secret = secretMatcher.match(subject, relative);
+        const secret = secretMatcher.matchNames(subject, relative);
         if (secret !== undefined) return { kind: 'secret', pattern: secret };
         if (access === 'write') {
-          const guarded = protectedMatcher.match(subject, relative);
+          const guarded = protectedMatcher.matchNames(subject, relative);
           if (guarded !== undefined) return { kind: 'protected', pattern: guarded };
         }
       }

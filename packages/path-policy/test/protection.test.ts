@@ -144,6 +144,35 @@ describe('PathPolicy protected and secret paths', () => {
     assert.equal(guarded.match('.GIT/config', true), '.git/**');
   });
 
+  it('matches ** as any number of whole names (PP-PROT-4)', () => {
+    const matcher = createPathPatternMatcher(['/a/**/b', 'x/*.log', 'deep/**/*.{pem,crt}'], {
+      caseSensitive: true,
+    });
+    for (const subject of ['a/b', 'a/x/b', 'a/x/y/b'])
+      assert.equal(matcher.match(subject, true), '/a/**/b', subject);
+    for (const subject of ['a/x/c', 'b', 'z/a/b', 'a/bb'])
+      assert.equal(matcher.match(subject, true), undefined, subject);
+    assert.equal(matcher.match('q/x/today.log', true), 'x/*.log');
+    assert.equal(matcher.match('x/sub/today.log', true), undefined);
+    assert.equal(matcher.match('deep/1/2/3/site.crt', true), 'deep/**/*.{pem,crt}');
+    // Hundreds of names stay a name-by-name walk (a whole-path regex backtracked for seconds here).
+    const long = `${'a/b/'.repeat(500)}c`;
+    assert.equal(
+      createPathPatternMatcher(['a/**/b/**/c/**/d'], { caseSensitive: true }).match(long, true),
+      undefined,
+    );
+  });
+
+  it('refuses patterns that cannot be matched name by name (PP-PROT-4, PP-MODE-5)', () => {
+    for (const pattern of ['', '!', '/', '{a,b/c}', '@(x|y/z)', '[/]x', '../x', 'a/../b']) {
+      assert.throws(() => createPathPatternMatcher([pattern], { caseSensitive: true }), TypeError, pattern);
+    }
+    assert.throws(
+      () => createPathPatternMatcher('x' as unknown as string[], { caseSensitive: true }),
+      TypeError,
+    );
+  });
+
   it('skips anchored patterns for paths outside every root (PP-PROT-4)', () => {
     const matcher = createPathPatternMatcher(['/secrets/**', 'id_rsa'], { caseSensitive: true });
     assert.equal(matcher.match('secrets/x', false), undefined);
