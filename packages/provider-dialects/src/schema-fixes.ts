@@ -75,11 +75,11 @@ function fixNode(
       delete out.$ref;
       reporter.add(
         pointer,
-        'dropped',
+        'moved-to-description',
         '$ref',
         typeof ref === 'string'
-          ? 'the reference does not resolve inside this schema (remote or dangling), so it was removed'
-          : 'a non-string `$ref` was removed',
+          ? 'the reference does not resolve inside this schema (remote or dangling); it was removed and noted in the description'
+          : 'a non-string `$ref` was removed and noted in the description',
       );
       appendDescription(
         out,

@@ -118,7 +118,7 @@ export function compileGeminiOpenApi(root: JsonObject, reporter: Reporter): Gemi
     reporter.add(
       '',
       'dropped',
-      'properties',
+      'parameters',
       'Gemini `parameters` need an object with at least one property; the tool is declared without parameters',
     );
     return { schema: undefined };
@@ -435,7 +435,7 @@ class OpenApiCompiler {
             (name): name is string => typeof name === 'string' && Object.hasOwn(compiled, name),
           ),
         ),
-      ].sort();
+      ];
       if (required.length !== node.required.length) {
         this.reporter.add(
           pointer,
@@ -534,10 +534,10 @@ class OpenApiCompiler {
       ) {
         nullable = true;
         this.reporter.add(
-          pointerJoin(pointer, keyword, index),
+          pointer,
           'rewritten',
-          'type',
-          'a `null` branch became `nullable: true`',
+          keyword,
+          `the \`null\` branch ${index} became \`nullable: true\``,
         );
         return;
       }
@@ -551,6 +551,12 @@ class OpenApiCompiler {
     if (typeof outer.description === 'string') out.description = outer.description;
     if (outer.default !== undefined) out.default = cloneJson(outer.default);
     if (compiled.length === 1) {
+      this.reporter.add(
+        pointer,
+        'rewritten',
+        keyword,
+        'a union with one remaining branch became that branch',
+      );
       const only = compiled[0]!;
       const result: JsonObject = { ...only, ...out };
       if (

@@ -240,7 +240,8 @@ class StrictCompiler {
     }
     const merged: JsonObject = { ...cloneJson(target.schema) };
     for (const key of Object.keys(siblings)) {
-      if (merged[key] !== undefined && !['description', 'title', 'default', 'examples'].includes(key)) {
+      // Siblings override annotations and keywords strict mode drops anyway; two real constraints conflict.
+      if (merged[key] !== undefined && KEPT.has(key) && !['description', 'title'].includes(key)) {
         throw new StrictUnsupportedError(
           pointer,
           key,
@@ -313,7 +314,9 @@ class StrictCompiler {
     }
     out.properties = compiled;
     out.required = [...names].sort();
-    if (names.length > 0 && names.some((name) => !originalRequired.has(name))) {
+    if (node.required === undefined) {
+      this.reporter.add(pointer, 'added', 'required', 'strict mode lists every property in `required`');
+    } else if (JSON.stringify(node.required) !== JSON.stringify(out.required)) {
       this.reporter.add(pointer, 'rewritten', 'required', 'strict mode lists every property in `required`');
     }
     if (absentIfNull.length > 0) out[ANNOTATION.absentIfNull] = absentIfNull.sort();
