@@ -1,0 +1,159 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import type { ProtectedPathPlan } from './protected-paths.js';
+
+/** Everything {@link buildBubblewrapArguments} needs to lay out the sandbox's mounts. */
+export interface BubblewrapLayout {
+  readonly mode: 'read_only' | 'workspace_write';
+  /** Real absolute roots: read-only in `read_only`, writable in `workspace_write`. */
+  readonly roots: readonly string[];
+  /** Protected, placeholder, secret and pinned paths (workspace_write only). */
+  readonly protection?: Pick<ProtectedPathPlan, 'readOnly' | 'hidden' | 'pinned'>;
+  /** Placeholders created for missing protected paths (already on disk when the sandbox starts). */
+  readonly placeholders?: readonly string[];
+  /** An empty read-only file bound over secret files. Required when `protection.hidden` has files. */
+  readonly emptyFile?: string;
+  /** Keep the host's network namespace. Default false: only a private loopback exists. */
+  readonly network: boolean;
+  /** The job state directory (logs): bound read-only so the command can read logs, never alter them. */
+  readonly stateDir: string;
+  /** The command's working directory (a real path). */
+  readonly cwd: string;
+}
+
+/**
+ * The bubblewrap arguments for a layout, up to and including the `--` before the command
+ * (requirements SB-LX-1..6).
+ *
+ * - Namespaces: all of them (user, pid, ipc, uts, cgroup, and net unless `network`), no further user
+ *   namespaces inside (`--disable-userns`), every capability dropped, a new session (no terminal to
+ *   inject input into), and death with the parent, so a crashed host takes its sandboxes along.
+ *   The pid namespace also means that when the command exits, or the sandbox is killed, the kernel
+ *   kills every process left inside it, including those that called `setsid`.
+ * - Mounts: `/` read-only; a fresh `/dev` and `/proc`; a private, empty `/tmp`; the roots (read-only
+ *   or writable); in `workspace_write` the pinned directories bound onto themselves, the protected
+ *   paths and placeholders re-bound read-only, secret files covered by an empty file and secret
+ *   directories by an empty read-only tmpfs; the state directory read-only.
+ */
+export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--cap-drop',
+    'ALL',
+  ];
+  if (layout.network) args.push('--share-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const roots = [...new Set(layout.roots)].sort(byDepth);
+  const bindRoot = layout.mode === 'workspace_write' ? '--bind' : '--ro-bind';
+  for (const root of roots) args.push(bindRoot, root, root);
+  if (layout.mode === 'workspace_write') {
+    const protection = layout.protection;
+    for (const directory of protection?.pinned ?? []) args.push('--bind', directory, directory);
+    const readOnly = [...(protection?.readOnly ?? []), ...(layout.placeholders ?? [])].sort(byDepth);
+    for (const target of readOnly) args.push('--ro-bind', target, target);
+    for (const secret of protection?.hidden ?? []) {
+      if (secret.kind === 'directory') args.push('--tmpfs', secret.path, '--remount-ro', secret.path);
+      else {
+        if (!layout.emptyFile)
+          throw new Error('bubblewrap layout: secret files need an empty placeholder file');
+        args.push('--ro-bind', layout.emptyFile, secret.path);
+      }
+    }
+  }
+  args.push('--ro-bind', layout.stateDir, layout.stateDir);
+  args.push('--chdir', layout.cwd, '--');
+  return args;
+}
+
+function byDepth(a: string, b: string): number {
+  const depth = a.split(path.sep).length - b.split(path.sep).length;
+  return depth !== 0 ? depth : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Where bubblewrap is looked for: the distribution's path first (not a writable PATH entry), then PATH. */
+export function findBubblewrap(searchPath = process.env.PATH ?? ''): string | undefined {
+  const candidates = [
+    '/usr/bin/bwrap',
+    ...searchPath
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((dir) => path.join(dir, 'bwrap')),
+  ];
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  return undefined;
+}
+
+/** The outcome of a bubblewrap probe. */
+export type BubblewrapProbe = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+const probes = new Map<string, Promise<BubblewrapProbe>>();
+
+/**
+ * Checks once per executable (cached for the life of the process) that bubblewrap really builds the
+ * sandbox here: it runs `sh -c 'test ! -w /'` inside the same namespaces and read-only root the jobs
+ * get. An installed `bwrap` fails when unprivileged user namespaces are disabled, under some container
+ * runtimes and seccomp profiles; trusting it blindly would fail open or fail every command.
+ */
+export function probeBubblewrap(executable: string): Promise<BubblewrapProbe> {
+  let probe = probes.get(executable);
+  if (!probe) {
+    probe = runProbe(executable);
+    probes.set(executable, probe);
+  }
+  return probe;
+}
+
+function runProbe(executable: string): Promise<BubblewrapProbe> {
+  const args = [
+    ...buildBubblewrapArguments({
+      mode: 'read_only',
+      roots: [],
+      network: false,
+      stateDir: '/',
+      cwd: '/',
+    }),
+    'sh',
+    '-c',
+    'test ! -w /',
+  ];
+  return new Promise((resolve) => {
+    execFile(
+      executable,
+      args,
+      {
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      },
+      (error, _stdout, stderr) => {
+        if (!error) return resolve({ ok: true });
+        const detail = stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300);
+        const exit =
+          typeof error.code === 'number'
+            ? `exit code ${error.code}`
+            : error.signal
+              ? `signal ${error.signal}`
+              : error.message;
+        resolve({
+          ok: false,
+          reason: detail
+            ? `bubblewrap (${executable}) failed its probe run (${exit}): ${detail}`
+            : `bubblewrap (${executable}) failed its probe run (${exit}); the root file system was not read-only inside it`,
+        });
+      },
+    );
+  });
+}
