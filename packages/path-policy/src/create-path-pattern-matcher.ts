@@ -101,6 +101,15 @@ function compile(pattern: string, caseSensitive: boolean): CompiledPattern {
  * never make a configured `a/**\/b/**\/c` backtrack the way one whole-path regex does.
  */
 function matchesParts(parts: CompiledPattern['parts'], names: readonly string[]): boolean {
+  // The two shapes nearly every configured pattern has, answered without the table:
+  // `**/name` (`.env`, `*.pem`) tests the last name; `**/name/**` (`.git/**`) tests each name.
+  if (parts.length === 2 && parts[0] === GLOBSTAR && parts[1] !== GLOBSTAR) {
+    return names.length > 0 && parts[1]!.test(names[names.length - 1]!);
+  }
+  if (parts.length === 3 && parts[0] === GLOBSTAR && parts[1] !== GLOBSTAR && parts[2] === GLOBSTAR) {
+    const regex = parts[1]!;
+    return names.some((name) => regex.test(name));
+  }
   let reachable = new Uint8Array(names.length + 1);
   reachable[0] = 1;
   for (const part of parts) {
