@@ -124,6 +124,12 @@ export interface PathPolicy {
    * did not come from `resolve`.
    */
   verifyWriteTarget(realPath: string): ResolvePathResult;
+  /**
+   * {@link PathPolicy.verifyWriteTarget} for any access: the same checks, immediately before a reader
+   * opens or a lister opens a directory, to narrow the window in which a directory swapped for a link
+   * could redirect it (requirement PP-WRITE-5). `verifyWriteTarget(p)` is `verifyTarget(p, 'write')`.
+   */
+  verifyTarget(realPath: string, access: PathAccess): ResolvePathResult;
 }
 
 /** A path split once, with the roots that hold it. */
@@ -377,24 +383,25 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return protectionOf([target], access) === undefined;
   }
 
-  function verifyWriteTarget(realPath: string): ResolvePathResult {
+  function verifyTarget(realPath: string, access: PathAccess): ResolvePathResult {
+    const nothing = access === 'write' ? 'nothing was written' : 'nothing was opened';
     if (typeof realPath !== 'string' || !path.isAbsolute(realPath) || path.resolve(realPath) !== realPath) {
       return pathError(
         'PATH_INVALID',
         'not_canonical',
-        'The write target is not an absolute, normalised path returned by the path policy; nothing was written.',
+        `The target is not an absolute, normalised path returned by the path policy; ${nothing}.`,
       );
     }
     const target = locate(realPath);
     const shown = JSON.stringify(displayOf(target));
     if (base === undefined) return refuseNoAccess(shown);
-    const decision = decide(realPath, undefined, 'write', shown, false);
+    const decision = decide(realPath, undefined, access, shown, false);
     if (!decision.ok) return decision;
     const changed = (what: string) =>
       pathError(
         'PATH_INVALID',
         'changed_since_check',
-        `Path ${shown} changed after it was checked (${what}); nothing was written. Resolve the path again.`,
+        `Path ${shown} changed after it was checked (${what}); ${nothing}. Resolve the path again.`,
       );
     // Walk up to the deepest existing directory; it must be its own real path.
     let directory = path.dirname(realPath);
@@ -455,6 +462,7 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     contains: (realPath: string) => locate(realPath).within.length > 0,
     isProtected,
     allows,
-    verifyWriteTarget,
+    verifyWriteTarget: (realPath: string) => verifyTarget(realPath, 'write'),
+    verifyTarget,
   });
 }

@@ -96,6 +96,20 @@ describe('PathPolicy.verifyWriteTarget', () => {
     assert.equal(!secret.ok && secret.error.reason, 'secret');
   });
 
+  it('makes the same checks for readers with verifyTarget (PP-WRITE-5)', () => {
+    const { policy, root } = setup();
+    const target = resolved(policy, 'src/a.ts');
+    assert.deepEqual(policy.verifyTarget(target, 'read'), policy.verifyWriteTarget(target));
+    assert.equal(policy.verifyTarget(path.join(root, '.git/config'), 'read').ok, true);
+    assert.equal(policy.verifyTarget(path.join(root, '.git/config'), 'write').ok, false);
+    assert.equal(policy.verifyTarget(path.join(root, '.env'), 'list').ok, false);
+    renameSync(path.join(root, 'src'), path.join(root, 'src-moved'));
+    symlinkSync(path.join(sandbox.dir, 'outside'), path.join(root, 'src'));
+    const swapped = policy.verifyTarget(target, 'read');
+    assert.equal(!swapped.ok && swapped.error.reason, 'changed_since_check');
+    assert.match(!swapped.ok ? swapped.error.message : '', /nothing was opened/);
+  });
+
   it('lets a writer that follows the contract write only inside (PP-WRITE-1, PP-WRITE-3)', () => {
     const { policy, root } = setup();
     const target = resolved(policy, 'out/new.txt');
