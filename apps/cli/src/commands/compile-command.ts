@@ -10,7 +10,7 @@ import { readStreamText } from '../read-stream.js';
  */
 export const compileCommand: CommandHandler = async ({ values, io }) => {
   const dialect = values.dialect as string | undefined;
-  if (dialect === undefined) throw usageError('compile needs --dialect (one of ' + `${DIALECTS.join(', ')})`);
+  if (dialect === undefined) throw usageError(`compile needs --dialect (one of ${DIALECTS.join(', ')})`);
   if (!(DIALECTS as readonly string[]).includes(dialect)) {
     throw usageError(`--dialect must be one of ${DIALECTS.join(', ')}`);
   }
