@@ -90,7 +90,8 @@ export function buildAnthropicRequest(options: BuildRequestOptions): BuiltReques
   if (system !== '') body.system = system;
   body.messages = messages;
   if (sendsTools(options)) {
-    body.tools = options.tools!.tools;
+    // Copies: cache breakpoints are set on these objects, and compiled tools are shared and cached.
+    body.tools = options.tools!.tools.map((tool) => ({ ...tool }));
     const choice = toolChoice(options);
     if (choice) body.tool_choice = choice;
   }
@@ -189,13 +190,13 @@ function assistantBlocks(
       }
       case 'reasoning': {
         const raw = part.providerData?.anthropic;
-        if (raw) blocks.push(raw);
+        if (raw) blocks.push({ ...raw });
         else
           reporter.add(index, 'dropped', 'reasoning from another provider cannot be replayed to Anthropic');
         break;
       }
       case 'provider':
-        if (part.dialect === DIALECT) blocks.push(part.value);
+        if (part.dialect === DIALECT) blocks.push({ ...part.value });
         else reporter.add(index, 'dropped', `a ${part.dialect} item cannot be replayed to Anthropic`);
         break;
     }

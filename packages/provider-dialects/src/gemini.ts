@@ -131,7 +131,7 @@ export function buildGeminiRequest(options: BuildRequestOptions): BuiltRequest {
   if (system !== '') body.systemInstruction = { parts: [{ text: system }] };
   body.contents = contents;
   if (sendsTools(options)) {
-    body.tools = options.tools!.tools;
+    body.tools = [...options.tools!.tools];
     const choice = options.toolChoice ?? 'auto';
     const config: JsonObject =
       choice === 'auto'

@@ -101,7 +101,7 @@ export function buildOpenAIChatRequest(options: BuildRequestOptions): BuiltReque
 
   const body: JsonObject = { model: options.model, messages };
   if (sendsTools(options)) {
-    body.tools = options.tools!.tools;
+    body.tools = [...options.tools!.tools];
     const choice = options.toolChoice ?? 'auto';
     body.tool_choice =
       typeof choice === 'string'

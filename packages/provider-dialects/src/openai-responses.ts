@@ -111,7 +111,7 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
 
   const body: JsonObject = { model: options.model, input };
   if (sendsTools(options)) {
-    body.tools = options.tools!.tools;
+    body.tools = [...options.tools!.tools];
     const choice = options.toolChoice ?? 'auto';
     body.tool_choice =
       typeof choice === 'string' ? choice : { type: 'function', name: namedChoice(options, choice.name) };
