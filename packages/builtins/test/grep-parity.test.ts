@@ -54,6 +54,7 @@ describe('createGrepTool', () => {
           Buffer.from('\nneedle after nul\n'),
         ]),
         'long.txt': `needle ${'y'.repeat(700)}\nshort needle\n`,
+        'big.txt': `${filler}${filler}needle past the first blocks\n`,
         'src/main.rs': 'fn needle() {}\n',
         'src/lib.py': 'def needle(): pass\n',
         'src/app.tsx': 'const needle = <div/>;\n',
