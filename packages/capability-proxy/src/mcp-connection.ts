@@ -518,9 +518,13 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           );
         }
         const stdio = session.transport as Partial<StdioTransport>;
-        if (stdio.failure) return err(callFailed(call.tool, stdio.failure, 'protocol', error));
+        if (stdio.failure) {
+          dropSession(session, stdio.failure);
+          return err(callFailed(call.tool, stdio.failure, 'protocol', error));
+        }
         if (live !== session || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
           const how = stdio.exitDescription ?? 'closed the connection';
+          dropSession(session, `${how} during a call`);
           return err(callFailed(call.tool, `${how} during the call`, 'connection_closed', error));
         }
         if (error instanceof McpError) {
@@ -535,7 +539,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           );
         }
         const message = error instanceof Error ? error.message : '';
-        if (/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(message)) {
+        if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message)) {
+          // A remote server that went away: forget the session so the next call connects afresh.
+          dropSession(session, 'could not be reached during a call');
           return err(
             callFailed(call.tool, 'could not be reached (the connection failed)', 'connection_closed', error),
           );
@@ -564,6 +570,16 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       await attempt?.catch(() => undefined);
     },
   };
+
+  /** Forgets a broken session (and ends it) so the next call reconnects; other calls on it fail. */
+  function dropSession(session: LiveSession, reason: string): void {
+    if (live !== session) return;
+    live = undefined;
+    liveTools = undefined;
+    status = 'failed';
+    lastError = `MCP server "${server.name}" ${reason}`;
+    void closeQuietly(session.client, session.transport);
+  }
 
   function callFailed(
     tool: string,

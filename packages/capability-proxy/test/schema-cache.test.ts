@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  createCapabilityProxy,
+  mapAnnotations,
+  type McpServersConfig,
+  parseMcpServers,
+  schemaCachePath,
+} from '../src/index.js';
+import { childPids, fixtureServer, GENEROUS_TIMEOUTS, run, seen, tempDir } from './helpers.js';
+
+function proxyFor(stateDir: string, mcpServers: McpServersConfig) {
+  return createCapabilityProxy({
+    stateDir,
+    mcpServers,
+    authorize: async () => ({ allowed: true }),
+    timeouts: GENEROUS_TIMEOUTS,
+  });
+}
+
+describe('schemaCachePath', () => {
+  it('holds an atomically written 0600 cache with the key and no env value, valid schemas only (behaviour 80)', async (t) => {
+    const stateDir = tempDir(t);
+    const mcpServers = { fx: { ...fixtureServer('--bad-schema'), env: { API_KEY: 'super-secret-value' } } };
+    const proxy = proxyFor(stateDir, mcpServers);
+    const connected = await run(proxy, { action: 'call', capability_id: 'mcp-server:fx' });
+    assert.ok(connected.ok, seen(connected));
+    assert.match(
+      seen(connected),
+      /mcp-tool:fx\/bad-schema/,
+      'a live tool with a broken schema is still offered',
+    );
+    await proxy.close();
+    const parsed = parseMcpServers(mcpServers);
+    assert.ok(parsed.ok);
+    const server = parsed.value[0]!;
+    const file = schemaCachePath(stateDir, server);
+    assert.equal(file, join(stateDir, 'mcp-cache', `${server.slug}.json`));
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(join(stateDir, 'mcp-cache')).mode & 0o777, 0o700);
+    assert.deepEqual(
+      readdirSync(join(stateDir, 'mcp-cache')),
+      [`${server.slug}.json`],
+      'no temp file is left',
+    );
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes('super-secret-value'));
+    const cache = JSON.parse(text);
+    assert.equal(cache.key, server.cacheKey);
+    assert.equal(cache.version, 1);
+    const names = cache.tools.map((tool: { name: string }) => tool.name);
+    assert.ok(names.includes('echo'));
+    assert.ok(!names.includes('bad-schema'), 'an invalid schema is filtered out of the cache');
+    assert.deepEqual(cache.tools.find((tool: { name: string }) => tool.name === 'echo').annotations, {
+      readOnly: true,
+      destructive: false,
+    });
+
+    // A new secret value keeps the cache; other args do not.
+    const rotated = proxyFor(stateDir, { fx: { ...mcpServers.fx, env: { API_KEY: 'rotated' } } });
+    t.after(() => rotated.close());
+    assert.match(
+      seen(await run(rotated, { action: 'list' })),
+      /fx: configured, not connected; \d+ tools \(cached schema/,
+    );
+    const changed = proxyFor(stateDir, { fx: { ...fixtureServer('--banner'), env: { API_KEY: 'x' } } });
+    t.after(() => changed.close());
+    assert.match(seen(await run(changed, { action: 'list' })), /tools unknown until it connects/);
+  });
+
+  it('ignores a corrupt or foreign cache file without starting anything (behaviour 80)', async (t) => {
+    const stateDir = tempDir(t);
+    const mcpServers = { fx: fixtureServer() };
+    const parsed = parseMcpServers(mcpServers);
+    assert.ok(parsed.ok);
+    const file = schemaCachePath(stateDir, parsed.value[0]!);
+    const children = childPids().length;
+    for (const content of ['{ not json', '[]', JSON.stringify({ version: 1, key: 'other', tools: [] })]) {
+      mkdirSync(join(stateDir, 'mcp-cache'), { recursive: true });
+      writeFileSync(file, content);
+      const fresh = proxyFor(stateDir, mcpServers);
+      t.after(() => fresh.close());
+      const inspect = await run(fresh, { action: 'inspect', capability_id: 'mcp-server:fx' });
+      assert.ok(inspect.ok);
+      assert.match(seen(inspect), /no cached schema exists/);
+    }
+    assert.equal(childPids().length, children);
+  });
+});
+
+describe('mapAnnotations', () => {
+  it('maps MCP hints onto the four contract hints and leaves absent ones unknown', () => {
+    assert.deepEqual(mapAnnotations({ readOnlyHint: true, openWorldHint: false, title: 'x' }), {
+      readOnly: true,
+      openWorld: false,
+    });
+    assert.deepEqual(
+      mapAnnotations({ destructiveHint: true, idempotentHint: 'yes' }),
+      { destructive: true },
+      'a hint that is not a boolean stays unknown',
+    );
+    assert.deepEqual(mapAnnotations(undefined), {});
+  });
+});
