@@ -29,6 +29,7 @@ export const SCHEMA_MAP_KEYWORDS = [
 
 /** The JSON Schema type names. */
 export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
+/** One of {@link JSON_TYPES}. */
 export type JsonTypeName = (typeof JSON_TYPES)[number];
 const jsonTypeSet: ReadonlySet<string> = new Set(JSON_TYPES);
 
