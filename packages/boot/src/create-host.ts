@@ -8,6 +8,7 @@ import {
   type ModelTool,
   type RegisteredTool,
   sha256Hex,
+  type ToolAnnotations,
   ToolhostError,
   type ToolRegistry,
   toModelTools,
@@ -18,10 +19,18 @@ import {
   DEFAULT_SECRET_PATHS,
   type PathPolicy,
 } from '@toolhost/path-policy';
-import { createDiscoveryTools } from '@toolhost/builtins';
+import { createDiscoveryTools, createFileTools } from '@toolhost/builtins';
+import {
+  type CapabilityAuthorization,
+  type CapabilityAuthorizationRequest,
+  type CapabilityProxy,
+  createCapabilityProxy,
+  createResultStore,
+} from '@toolhost/capability-proxy';
+import { createObservationStore } from '@toolhost/read-evidence';
 import { type AuditEvent, createAuditLog } from './audit-log.js';
-import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
-import { createDispatchPipeline } from './dispatch-pipeline.js';
+import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
+import { createDispatchPipeline, type DispatchPipeline } from './dispatch-pipeline.js';
 import type {
   ApproveCallback,
   BatchResult,
@@ -39,7 +48,7 @@ import {
   type SurfaceProfile,
 } from './parse-host-config.js';
 import { createPermissionRules } from './permission-rules.js';
-import { type HostPlatform, selectSurface } from './select-surface.js';
+import { type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
 import { createStormBreaker } from './storm-breaker.js';
 
 /** Options of {@link createHost}. Explicit options win over the configuration's `defaults`. */
@@ -230,7 +239,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   };
 
   const registry = createToolRegistry();
+  const observations = createObservationStore();
   const builtins: AnyToolDefinition[] = [
+    ...createFileTools({ pathPolicy, observations }),
     ...createDiscoveryTools({
       pathPolicy,
       ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
@@ -244,14 +255,56 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
   }
 
+  // Full bodies of truncated results, durable in the state directory so a resumed session finds them.
+  const resultStore = createResultStore({ dir: join(stateDir, 'results') });
+  let pipeline: DispatchPipeline | undefined;
+  // The catalog behind `tool:<name>`: listed tools that are not on the surface and that this run's
+  // sandbox does not refuse outright (a tool the model cannot use is a boundary it would argue with).
+  let catalog: readonly RegisteredTool[] = [];
+  let proxy: CapabilityProxy;
+  try {
+    proxy = createCapabilityProxy({
+      stateDir,
+      mcpServers: config.mcpServers,
+      catalog: () => catalog,
+      dispatchTool: (name, args, context) => (pipeline as DispatchPipeline).dispatchTool(name, args, context),
+      authorize: (request) => authorizeCapability(pipeline as DispatchPipeline, request, sandbox),
+      resultStore,
+      cwd: rootInput,
+    });
+  } catch (error) {
+    resultStore.close();
+    if (ToolhostError.isInstance(error)) throw error;
+    throw configError('mcpServers', error instanceof Error ? error.message : String(error), error);
+  }
+  registry.register(proxy.tool);
+
   const surfaceTools: readonly RegisteredTool[] = Object.freeze(
     selectSurface({ profile: surface, sandbox, platform, tools: registry.list({ visibility: 'all' }) }),
   );
   const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
   const modelTools = deepFreeze(toModelTools(surfaceTools));
   const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
+  const onSurface = new Set(surfaceNames);
+  catalog = Object.freeze(
+    registry.list().filter((tool) => {
+      const definition = tool.definition;
+      if (onSurface.has(tool.name) || tool.name === USE_CAPABILITY || definition.source === 'hosted')
+        return false;
+      return !sandboxDenial(
+        {
+          name: tool.name,
+          source: definition.source,
+          group: definition.group,
+          category: definition.category,
+          annotations: definition.annotations,
+        },
+        sandbox,
+      );
+    }),
+  );
 
-  const pipeline = createDispatchPipeline({
+  pipeline = createDispatchPipeline({
     registry,
     validator: createArgumentValidator(),
     sandbox,
@@ -262,13 +315,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     approve: options.approve,
     approvalTimeoutMs,
     audit,
+    resultStore,
     stormBreaker: createStormBreaker(),
     hostSignal: hostController.signal,
+    capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
     onStraggler(settled) {
       stragglers.add(settled);
       void settled.finally(() => stragglers.delete(settled));
     },
   });
+  const activePipeline = pipeline;
 
   audit.emit('host-created', {
     root,
@@ -295,8 +351,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     surfaceNames: () => surfaceNames,
     modelTools: () => modelTools,
     surfaceFingerprint: () => fingerprint,
-    dispatch: (call, dispatchOptions) => track(pipeline.dispatch(call, dispatchOptions)),
-    dispatchBatch: (calls, dispatchOptions) => track(pipeline.dispatchBatch(calls, dispatchOptions)),
+    dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
+    dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
     close() {
       closing ??= (async () => {
         hostController.abort(new ToolhostError({ code: 'ABORTED', message: 'the host is closing' }));
@@ -305,7 +361,14 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         await Promise.allSettled([...inflight]);
         // Abortable handlers that did not settle within their grace promised to stop; wait a little more.
         await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
-        audit.emit('host-closed', {});
+        const failures: unknown[] = [];
+        await proxy.close().catch((error: unknown) => failures.push(error));
+        try {
+          resultStore.close();
+        } catch (error) {
+          failures.push(error);
+        }
+        audit.emit('host-closed', { ...(failures.length > 0 ? { failures: failures.map(String) } : {}) });
         await audit.close();
       })();
       return closing;
@@ -323,6 +386,43 @@ async function settleWithin(promises: readonly Promise<unknown>[], ms: number): 
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * Runs the capability proxy's permission questions through the host's permission step: the target
+ * names `mcp_connect__<server>` and `mcp__<server>__<tool>` meet the same rules, sandbox and
+ * approval as any tool. Connecting a configured server is covered by installation trust (the user
+ * configured it; rules can still deny or ask). A tool's hints count as facts only from a server
+ * marked `trusted`; from any other server only the hints that make a call riskier are believed.
+ */
+async function authorizeCapability(
+  pipeline: DispatchPipeline,
+  request: CapabilityAuthorizationRequest,
+  sandbox: SandboxMode,
+): Promise<CapabilityAuthorization> {
+  const connect = request.kind === 'mcp-connect';
+  const claimed = request.annotations;
+  const annotations: ToolAnnotations = connect
+    ? {}
+    : request.annotationsTrusted
+      ? claimed
+      : {
+          ...(claimed.readOnly === false ? { readOnly: false } : {}),
+          ...(claimed.destructive === true ? { destructive: true } : {}),
+          ...(claimed.openWorld === true ? { openWorld: true } : {}),
+        };
+  return pipeline.authorize({
+    name: request.toolName,
+    source: 'mcp',
+    group: 'utility_builtins',
+    category: annotations.readOnly === true ? 'read' : 'utility',
+    annotations,
+    trusted: connect || (request.annotationsTrusted && sandbox !== 'read_only'),
+    callId: request.callId,
+    invocation: { kind: 'capability', capabilityId: request.capabilityId },
+    preview: request.preview,
+    signal: request.signal,
+  });
 }
 
 function readConfig(setting: HostOptions['config'], root: string): HostConfig {

@@ -278,7 +278,12 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
       source: definition.source,
       group: definition.group,
       category: definition.category,
-      annotations: definition.annotations,
+      // The proxy only routes: every target it reaches is checked on its own (a `tool:<name>` through
+      // dispatchTool, an MCP connect or call through authorize), so the router itself is a safe read.
+      annotations:
+        tool.name === USE_CAPABILITY
+          ? { readOnly: true, destructive: false, openWorld: false }
+          : definition.annotations,
       trusted: options.trusted?.(tool) ?? false,
     };
   }

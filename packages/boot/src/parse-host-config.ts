@@ -1,29 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { err, isJsonObject, type JsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
+import { type McpServerConfig, parseMcpServers } from '@toolhost/capability-proxy';
+import { err, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { parsePermissionRule } from './permission-rules.js';
 
 /** The name of the configuration file looked up in the root. */
 export const CONFIG_FILE_NAME = 'toolhost.config.json';
 
+export type { McpServerConfig };
+
 /** Which built-ins go on the provider surface. */
 export type SurfaceProfile = 'lean' | 'full';
-
-/**
- * One MCP server in the format Claude Desktop and Cursor use: `command` (+ `args`, `env`, `cwd`)
- * for stdio, or `url` (+ `headers`, `type`) for Streamable HTTP / SSE. Other keys are kept for the
- * capability proxy (for example `disabled`).
- */
-export type McpServerConfig = JsonObject &
-  (
-    | {
-        readonly command: string;
-        readonly args?: string[];
-        readonly env?: Record<string, string>;
-        readonly cwd?: string;
-      }
-    | { readonly url: string; readonly headers?: Record<string, string>; readonly type?: string }
-  );
 
 /** Defaults a configuration may set; explicit host options win over them. */
 export interface HostConfigDefaults {
@@ -92,7 +79,6 @@ const TOP_LEVEL = new Set([
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
 const SURFACES: readonly SurfaceProfile[] = ['lean', 'full'];
-const MCP_TYPES = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'];
 
 function invalid(source: string, field: string, problem: string): ToolhostError {
   return new ToolhostError({
@@ -125,12 +111,22 @@ export function parseHostConfig(
   }
   const servers: Record<string, McpServerConfig> = {};
   if (value.mcpServers !== undefined) {
-    if (!isJsonObject(value.mcpServers))
-      return err(invalid(source, 'mcpServers', 'expected an object of servers'));
-    for (const [name, server] of Object.entries(value.mcpServers)) {
-      const checked = checkServer(source, name, server);
-      if (!checked.ok) return checked;
-      servers[name] = checked.value;
+    // The capability proxy owns the server format; its errors name the field.
+    const checked = parseMcpServers(value.mcpServers);
+    if (!checked.ok) {
+      const field =
+        typeof checked.error.details.field === 'string' ? checked.error.details.field : 'mcpServers';
+      return err(
+        new ToolhostError({
+          code: 'CONFIG_INVALID',
+          message: `${source}: ${checked.error.message}`,
+          details: { source, field },
+          cause: checked.error,
+        }),
+      );
+    }
+    for (const [name, server] of Object.entries(value.mcpServers as Record<string, McpServerConfig>)) {
+      servers[name] = server;
     }
   }
   const permissions = { allow: [] as string[], ask: [] as string[], deny: [] as string[] };
@@ -222,58 +218,6 @@ export function parseHostConfig(
     defaults,
     ...(audit === undefined ? {} : { audit }),
   });
-}
-
-function checkServer(source: string, name: string, server: unknown): Result<McpServerConfig, ToolhostError> {
-  const field = `mcpServers.${name}`;
-  if (name.trim() === '' || /[\s\u0000-\u001f/]/.test(name) || name.length > 64) {
-    return err(
-      invalid(source, field, 'a server name must be 1 to 64 characters without spaces, slashes or controls'),
-    );
-  }
-  if (!isJsonObject(server)) return err(invalid(source, field, 'expected an object with "command" or "url"'));
-  const hasCommand = server.command !== undefined;
-  const hasUrl = server.url !== undefined;
-  if (hasCommand === hasUrl) {
-    return err(invalid(source, field, 'expected exactly one of "command" (stdio) or "url" (HTTP)'));
-  }
-  if (hasCommand && (typeof server.command !== 'string' || server.command.trim() === '')) {
-    return err(invalid(source, `${field}.command`, 'expected a non-empty string'));
-  }
-  if (hasUrl) {
-    let url: URL | undefined;
-    try {
-      url = typeof server.url === 'string' ? new URL(server.url) : undefined;
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      return err(invalid(source, `${field}.url`, 'expected an http or https URL'));
-    }
-  }
-  if (
-    server.args !== undefined &&
-    !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string'))
-  ) {
-    return err(invalid(source, `${field}.args`, 'expected an array of strings'));
-  }
-  for (const key of ['env', 'headers'] as const) {
-    const map = server[key];
-    if (map === undefined) continue;
-    if (!isJsonObject(map) || !Object.values(map).every((v) => typeof v === 'string')) {
-      return err(invalid(source, `${field}.${key}`, 'expected an object of string values'));
-    }
-  }
-  if (server.cwd !== undefined && typeof server.cwd !== 'string') {
-    return err(invalid(source, `${field}.cwd`, 'expected a string'));
-  }
-  if (server.type !== undefined && !MCP_TYPES.includes(server.type as string)) {
-    return err(invalid(source, `${field}.type`, `expected one of ${MCP_TYPES.join(', ')}`));
-  }
-  if (server.disabled !== undefined && typeof server.disabled !== 'boolean') {
-    return err(invalid(source, `${field}.disabled`, 'expected a boolean'));
-  }
-  return ok(server as McpServerConfig);
 }
 
 /**

@@ -221,15 +221,58 @@ describe('Host.dispatch', () => {
     assert.equal(result.error?.code, 'ABORTED');
   });
 
-  it('truncates a large result to 32 KiB and stores the whole body with a result ref', async () => {
-    const stored: { callId: string; body: string }[] = [];
+  it('truncates a large result to 32 KiB, stores the whole body and pages it back with the marker recipe (reasonix behaviours 31, 34)', async () => {
     const h = await host({ tools: [bigOutput(100_000, 'shell')] });
     const result = await h.dispatch({ id: 'big1', name: 'test_big' });
     assert.equal(result.status, 'ok');
     assert.equal(result.truncated, true);
     assert.ok(Buffer.byteLength(result.output) <= MAX_MODEL_RESULT_BYTES);
-    assert.match(result.output, /\[output truncated by the host: tool=test_big call_id=big1 result_ref=/);
-    assert.equal(stored.length, 0);
+    assert.match(result.resultRef ?? '', /^tr-[0-9a-f]{24}$/);
+    assert.ok(
+      result.output.includes(
+        `[output truncated by the host: tool=test_big call_id=big1 result_ref=${result.resultRef}`,
+      ),
+    );
+    const recipe =
+      /use_capability\(action="call", capability_id="session:tool_result", arguments=(\{[^}]*\})\)/.exec(
+        result.output,
+      );
+    assert.ok(recipe, 'the marker carries the exact recipe');
+    // Follow the recipe from offset 0 through the host, as the model would, and rebuild the body.
+    let offset = 0;
+    let body = '';
+    for (let page = 0; page < 20; page++) {
+      const args = { ...JSON.parse(recipe[1] as string), offset };
+      const read = await h.dispatch({
+        id: `page${page}`,
+        name: 'use_capability',
+        arguments: { action: 'call', capability_id: 'session:tool_result', arguments: args },
+      });
+      assert.equal(read.status, 'ok', read.output);
+      const newline = read.output.indexOf('\n');
+      const header = JSON.parse(read.output.slice(0, newline));
+      body += read.output.slice(newline + 1);
+      offset = header.next_offset;
+      if (header.complete) break;
+    }
+    const line = `${'b'.repeat(99)}\n`;
+    assert.equal(body, line.repeat(1000));
+  });
+
+  it('reaches a tool off the surface as tool:<name> through the proxy, with capability guidance on bad arguments', async () => {
+    const h = await host({ tools: [parallelReader(log)] });
+    const ok = await h.dispatch({ name: 'tool:test_read', arguments: { path: 'x' } });
+    assert.equal(ok.status, 'ok', ok.output);
+    assert.equal(ok.output, 'read x');
+    assert.equal(ok.toolName, 'use_capability');
+    const bad = await h.dispatch({ name: 'tool:test_read', arguments: {} });
+    assert.equal(bad.error?.code, 'ARGUMENT_VALIDATION');
+    assert.match(bad.output, /inside `arguments` of the use_capability call/);
+    const proxied = await h.dispatch({
+      name: 'use_capability',
+      arguments: { action: 'call', capability_id: 'tool:test_read', arguments: { path: '../x' } },
+    });
+    assert.equal(proxied.error?.code, 'PATH_OUTSIDE_ROOT', 'the target meets the normal permission step');
   });
 });
 

@@ -57,23 +57,15 @@ describe('parseHostConfig', () => {
     ['a bad approval default', { defaults: { approval: 'sometimes' } }, /defaults\.approval/],
     ['a bad surface default', { defaults: { surface: 'huge' } }, /defaults\.surface/],
     ['an unknown default', { defaults: { colour: 'red' } }, /defaults\.colour: unknown field/],
-    [
-      'a server with neither command nor url',
-      { mcpServers: { a: {} } },
-      /mcpServers\.a: expected exactly one/,
-    ],
-    [
-      'a server with both',
-      { mcpServers: { a: { command: 'x', url: 'http://h' } } },
-      /mcpServers\.a: expected exactly one/,
-    ],
+    ['a server with neither command nor url', { mcpServers: { a: {} } }, /mcpServers\."a"/],
+    ['a server with both', { mcpServers: { a: { command: 'x', url: 'http://h' } } }, /mcpServers\."a"/],
     [
       'a server with non-string args',
       { mcpServers: { a: { command: 'x', args: [1] } } },
-      /mcpServers\.a\.args/,
+      /mcpServers\."a"\.args/,
     ],
-    ['a server with a bad url', { mcpServers: { a: { url: 'ftp://h' } } }, /mcpServers\.a\.url/],
-    ['a server with bad env', { mcpServers: { a: { command: 'x', env: { A: 1 } } } }, /mcpServers\.a\.env/],
+    ['a server with a bad url', { mcpServers: { a: { url: 'ftp://h' } } }, /mcpServers\."a"\.url/],
+    ['a server with bad env', { mcpServers: { a: { command: 'x', env: { A: 1 } } } }, /mcpServers\."a"\.env/],
     ['an empty protected path', { protectedPaths: [''] }, /protectedPaths\[0\]/],
     ['a bad audit value', { audit: 3 }, /audit: expected true, false or a file path/],
   ];
