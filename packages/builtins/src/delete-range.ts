@@ -148,6 +148,7 @@ export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToo
             ok: true,
             text: text.slice(0, from) + text.slice(to),
             report: { first: first + 1, last: last + 1, from, to, fuzzy: start.fuzzy || end.fuzzy },
+            span: { prefixLength: from, suffixLength: text.length - to },
           };
         },
       );
@@ -166,7 +167,7 @@ export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToo
       });
       const count = last - first + 1;
       return textResult(
-        `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}\n${diff}`,
+        `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}\n${diff.text}`,
         { path: displayPath, firstLine: first, lastLine: last, deletedLines: count, inclusive },
       );
     },

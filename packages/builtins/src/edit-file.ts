@@ -6,7 +6,7 @@ import { mutateTextFile, resolveFilePath } from './file-mutation.js';
 import { editFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 import { type AppliedEdits, applyEdits } from './text-edits.js';
-import { lineRangeText, lineNumberAt } from './text-lines.js';
+import { countLineBreaks, lineRangeText } from './text-lines.js';
 
 const DESCRIPTION = [
   'Replace one exact, unique piece of text in a file with another. old_string must occur exactly once: include enough surrounding lines to make it unique, and copy it without read_file\'s "N→" prefixes.',
@@ -14,16 +14,18 @@ const DESCRIPTION = [
   'The result shows a unified diff and the lines where the replacement landed. For several changes to one file use multi_edit.',
 ].join('\n');
 
-/** "lines 10-12 (now lines 10-14)": where a single replacement was and where it landed. */
-export function landedText(before: string, after: string, applied: AppliedEdits): string {
+/**
+ * Where a single replacement was and where it landed ("replaced lines 10-12; the new text is at
+ * lines 10-14"). `changeLine` is the line of the replacement's start, the same in both versions.
+ */
+export function landedText(before: string, after: string, applied: AppliedEdits, changeLine: number): string {
   const region = applied.lastRegions[0];
   if (!region) return '';
-  const oldFirst = lineNumberAt(before, region.start);
-  const oldLast = lineNumberAt(before, Math.max(region.start, region.end - 1));
-  const newFirst = lineNumberAt(after, region.newStart);
-  const newLast = lineNumberAt(after, Math.max(region.newStart, region.newEnd - 1));
-  if (region.newEnd === region.newStart) return `removed ${lineRangeText(oldFirst, oldLast)}`;
-  return `replaced ${lineRangeText(oldFirst, oldLast)}; the new text is at ${lineRangeText(newFirst, newLast)}`;
+  const oldLast = changeLine + countLineBreaks(before, region.start, Math.max(region.start, region.end - 1));
+  if (region.newEnd === region.newStart) return `removed ${lineRangeText(changeLine, oldLast)}`;
+  const newLast =
+    changeLine + countLineBreaks(after, region.newStart, Math.max(region.newStart, region.newEnd - 1));
+  return `replaced ${lineRangeText(changeLine, oldLast)}; the new text is at ${lineRangeText(changeLine, newLast)}`;
 }
 
 /**
@@ -63,7 +65,12 @@ export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDe
             offersReplaceAll: false,
           });
           if (!applied.ok) return { ok: false, result: editFailureResult(applied.error, '') };
-          return { ok: true, text: applied.value.text, report: applied.value };
+          return {
+            ok: true,
+            text: applied.value.text,
+            report: applied.value,
+            span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
+          };
         },
       );
       if (!outcome.ok) return outcome.result;
@@ -85,7 +92,7 @@ export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       });
       const fuzzy = applied.fuzzy ? ' (fuzzy match)' : '';
       return textResult(
-        `edited ${displayPath}${fuzzy}: ${landedText(before, applied.text, applied)}\n${diff}`,
+        `edited ${displayPath}${fuzzy}: ${landedText(before, applied.text, applied, diff.changeLine)}\n${diff.text}`,
         {
           path: displayPath,
           replacements: applied.replacements,

@@ -56,13 +56,20 @@ function forwardLines(text: string, end: number, count: number): number {
   return index;
 }
 
+/** A unified diff and the 1-based line where the change starts (the same in both versions). */
+export interface UnifiedDiff {
+  readonly text: string;
+  /** The line that holds the first changed character (found while diffing, so callers need not count lines again). */
+  readonly changeLine: number;
+}
+
 /**
  * A unified diff of two versions of a file that share a known prefix and suffix. Only the changed
  * span plus three context lines is diffed (with the `diff` package), so a one-line edit of a 50 MB
  * file costs about what one of a small file does. Line endings are shown as LF. Bounded by
  * `maxLines` and `maxBytes`, with a notice saying how much was left out.
  */
-export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): string {
+export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): UnifiedDiff {
   const { oldText, newText, prefixLength, suffixLength } = options;
   const changeStart = lineStart(oldText, prefixLength);
   const oldChangeEnd = oldText.length - suffixLength;
@@ -75,10 +82,11 @@ export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): string {
   const oldExcerptEnd = forwardLines(oldText, oldLineEnd, CONTEXT_LINES);
   const newExcerptEnd = newText.length - (oldText.length - oldExcerptEnd);
   const firstLine = countLineBreaks(oldText, 0, excerptStart) + 1;
+  const changeLine = firstLine + countLineBreaks(oldText, excerptStart, prefixLength);
 
   const header = `--- a/${options.displayPath}\n+++ b/${options.displayPath}\n`;
   if (oldExcerptEnd - excerptStart > MAX_EXCERPT_CHARS || newExcerptEnd - excerptStart > MAX_EXCERPT_CHARS)
-    return `${header}(diff not shown: the changes span too much of the file)\n`;
+    return { changeLine, text: `${header}(diff not shown: the changes span too much of the file)\n` };
   const patch = structuredPatch(
     'a',
     'b',
@@ -88,7 +96,7 @@ export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): string {
     undefined,
     { context: CONTEXT_LINES, maxEditLength: 20_000, timeout: 500 },
   );
-  if (!patch) return `${header}(diff not shown: too many changed lines to compare)\n`;
+  if (!patch) return { changeLine, text: `${header}(diff not shown: too many changed lines to compare)\n` };
 
   const lines: string[] = [];
   for (const hunk of patch.hunks)
@@ -107,5 +115,5 @@ export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): string {
     shown++;
   }
   if (shown < lines.length) text += `... diff truncated: ${lines.length - shown} more lines not shown\n`;
-  return text;
+  return { changeLine, text };
 }

@@ -1,15 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { errorResult, ToolhostError, type ToolResult } from '@toolhost/contracts';
 import {
   type DecodedText,
   decodeTextForRewrite,
+  contentLength,
   type EvidenceError,
+  encodeEditedText,
   encodeText,
+  type FileContent,
   type FileSnapshot,
   fileVersionOf,
   type ObservationStore,
   readFileSnapshot,
-  sha256Of,
+  type TextChangeSpan,
   writeFileAtomic,
 } from '@toolhost/read-evidence';
 import { evidenceError, pathError } from './file-errors.js';
@@ -54,7 +58,13 @@ export interface MutationSource {
 
 /** What a transform wants written, or a failure to report without writing. */
 export type MutationPlan<T> =
-  | { readonly ok: true; readonly text: string; readonly report: T }
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly report: T;
+      /** The shared prefix and suffix with the current text, when known: only the middle is re-encoded. */
+      readonly span?: TextChangeSpan;
+    }
   | { readonly ok: false; readonly result: ToolResult };
 
 /** What {@link mutateTextFile} did. */
@@ -70,7 +80,8 @@ export type MutationOutcome<T> =
  *    `FS_NOT_FOUND`, or stale when it was observed present);
  * 3. decode it so it can be written back losslessly (`FILE_BINARY`, `FILE_UNSUPPORTED`);
  * 4. run the transform in memory (it may fail; nothing is written);
- * 5. encode in the file's own encoding, BOM and all, and write atomically, re-checking the path
+ * 5. encode in the file's own encoding, BOM and all (copying the original bytes of the unchanged
+ *    prefix and suffix when the plan gives its span), and write atomically, re-checking the path
  *    policy and the observation immediately before the rename;
  * 6. record the new version, so the next edit needs no re-read.
  * An unchanged result writes nothing.
@@ -108,10 +119,13 @@ export async function mutateTextFile<T>(
     const plan = transform(source);
     if (!plan.ok) return plan;
     if (plan.text === decoded.value.text) return { ok: true, changed: false, report: plan.report, source };
-    const bytes = encodeText(plan.text, decoded.value.encoding);
-    if (!bytes.ok) return fail(bytes.error);
+    const encoded = plan.span
+      ? encodeEditedText(snapshot.value.bytes, decoded.value, plan.text, plan.span)
+      : encodeText(plan.text, decoded.value.encoding);
+    if (!encoded.ok) return fail(encoded.error);
+    const bytes = encoded.value;
 
-    const written = await writeFileAtomic(path, bytes.value, {
+    const written = await writeFileAtomic(path, bytes, {
       displayPath,
       beforeCommit: async () => {
         const refused = verifyWriteTarget(options.pathPolicy, path);
@@ -121,7 +135,7 @@ export async function mutateTextFile<T>(
       },
     });
     if (!written.ok) return fail(written.error);
-    recordWritten(store, path, bytes.value, written.value.stats);
+    recordWritten(store, path, bytes, written.value.stats);
     return { ok: true, changed: true, report: plan.report, source };
   });
 }
@@ -130,13 +144,21 @@ export async function mutateTextFile<T>(
 export function recordWritten(
   store: ObservationStore,
   path: string,
-  bytes: Buffer,
+  content: FileContent,
   stats: BigIntStats | null,
 ): void {
   if (!stats) {
     store.forget(path);
     return;
   }
-  const version = fileVersionOf(stats, bytes.length <= store.hashLimit ? sha256Of(bytes) : null);
-  store.recordPresent(path, version, { content: bytes });
+  const parts = content instanceof Uint8Array ? [content] : content;
+  const length = contentLength(content);
+  let sha256: string | null = null;
+  if (length <= store.hashLimit) {
+    const hash = createHash('sha256');
+    for (const part of parts) hash.update(part);
+    sha256 = hash.digest('hex');
+  }
+  const version = fileVersionOf(stats, sha256);
+  store.recordPresent(path, version, length <= store.contentLimit ? { content: Buffer.concat(parts) } : {});
 }

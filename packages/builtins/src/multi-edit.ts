@@ -6,7 +6,7 @@ import { mutateTextFile, resolveFilePath } from './file-mutation.js';
 import { multiEditArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 import { applyEdits } from './text-edits.js';
-import { lineNumberAt, lineRangeText } from './text-lines.js';
+import { countLineBreaks, lineRangeText } from './text-lines.js';
 
 const DESCRIPTION = [
   'Apply several replacements to one file, in order, each to the result of the previous one; either every edit applies or the file is left untouched. Each old_string must occur exactly once unless its replace_all is true.',
@@ -63,7 +63,12 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
               ok: false,
               result: editFailureResult(applied.error, `edit ${applied.error.index + 1}: `),
             };
-          return { ok: true, text: applied.value.text, report: applied.value };
+          return {
+            ok: true,
+            text: applied.value.text,
+            report: applied.value,
+            span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
+          };
         },
       );
       if (!outcome.ok) return outcome.result;
@@ -77,11 +82,6 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
       const count = args.edits.length;
       const fuzzy = applied.fuzzy ? ' (fuzzy match)' : '';
       const header = `multi_edit ${displayPath}: ${count} edit${count === 1 ? '' : 's'} applied (${applied.replacements} total replacement${applied.replacements === 1 ? '' : 's'})${fuzzy}`;
-      const changedEnd = applied.text.length - applied.suffixLength;
-      const where =
-        changedEnd > applied.prefixLength
-          ? `; the changes now span ${lineRangeText(lineNumberAt(applied.text, applied.prefixLength), lineNumberAt(applied.text, changedEnd - 1))}`
-          : '';
       const diff = formatUnifiedDiff({
         oldText: before,
         newText: applied.text,
@@ -91,7 +91,13 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
         maxLines: limits.maxDiffLines,
         maxBytes: limits.maxDiffBytes,
       });
-      return textResult(`${header}${where}\n${diff}`, {
+      const changedEnd = applied.text.length - applied.suffixLength;
+      const lastLine = diff.changeLine + countLineBreaks(applied.text, applied.prefixLength, changedEnd - 1);
+      const where =
+        changedEnd > applied.prefixLength
+          ? `; the changes now span ${lineRangeText(diff.changeLine, lastLine)}`
+          : '';
+      return textResult(`${header}${where}\n${diff.text}`, {
         path: displayPath,
         edits: count,
         replacements: applied.replacements,

@@ -5,19 +5,13 @@
  * String#indexOf, which is much faster than a character loop on multi-megabyte texts.
  */
 export function countLineBreaks(text: string, start = 0, end = text.length): number {
+  // A slice is a view (no copy) that bounds every indexOf, including the last, failing one, which
+  // would otherwise scan to the end of a multi-megabyte text.
+  const part = start === 0 && end === text.length ? text : text.slice(start, end);
   let count = 0;
-  for (
-    let index = text.indexOf('\n', start);
-    index !== -1 && index < end;
-    index = text.indexOf('\n', index + 1)
-  )
-    count++;
-  for (
-    let index = text.indexOf('\r', start);
-    index !== -1 && index < end;
-    index = text.indexOf('\r', index + 1)
-  )
-    if (text.charCodeAt(index + 1) !== 10 || index + 1 >= end) count++;
+  for (let index = part.indexOf('\n'); index !== -1; index = part.indexOf('\n', index + 1)) count++;
+  for (let index = part.indexOf('\r'); index !== -1; index = part.indexOf('\r', index + 1))
+    if (part.charCodeAt(index + 1) !== 10) count++;
   return count;
 }
 

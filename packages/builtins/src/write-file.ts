@@ -129,7 +129,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
         maxBytes: limits.maxDiffBytes,
       });
       return textResult(
-        `wrote ${suppliedBytes} bytes to ${displayPath} (replaced its content)\n${diff}`,
+        `wrote ${suppliedBytes} bytes to ${displayPath} (replaced its content)\n${diff.text}`,
         details,
       );
     },

@@ -117,16 +117,31 @@ export async function fsyncDirectory(directory: string): Promise<void> {
   }
 }
 
-async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < data.length) {
-    const { bytesWritten } = await handle.write(data, offset, data.length - offset, offset);
-    offset += bytesWritten;
+/** File content: one buffer, or parts written one after another (no copy to join them). */
+export type FileContent = Uint8Array | readonly Uint8Array[];
+
+/** The total byte length of {@link FileContent}. */
+export function contentLength(data: FileContent): number {
+  if (data instanceof Uint8Array) return data.length;
+  let length = 0;
+  for (const part of data) length += part.length;
+  return length;
+}
+
+async function writeAll(handle: FileHandle, data: FileContent): Promise<void> {
+  let position = 0;
+  for (const part of data instanceof Uint8Array ? [data] : data) {
+    let offset = 0;
+    while (offset < part.length) {
+      const { bytesWritten } = await handle.write(part, offset, part.length - offset, position);
+      offset += bytesWritten;
+      position += bytesWritten;
+    }
   }
 }
 
 /**
- * Writes a file atomically: the content goes to a temp file in the same directory, is fsync-ed, gets
+ * Writes a file atomically (`data` is one buffer or parts written in sequence): the content goes to a temp file in the same directory, is fsync-ed, gets
  * the mode (and, when running as root, the owner) of the file it replaces, and is then renamed over
  * the target, so readers and crashes see either the whole old file or the whole new one. The rename
  * replaces a symlink at the final component rather than following it. With `exclusive` the temp
@@ -142,7 +157,7 @@ async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
  */
 export async function writeFileAtomic(
   path: string,
-  data: Uint8Array,
+  data: FileContent,
   options: WriteFileAtomicOptions = {},
 ): Promise<EvidenceResult<CommittedFile>> {
   const displayPath = options.displayPath ?? path;
@@ -222,7 +237,7 @@ export async function writeFileAtomic(
 async function linkExclusive(
   temp: string,
   path: string,
-  data: Uint8Array,
+  data: FileContent,
   displayPath: string,
 ): Promise<EvidenceResult<boolean>> {
   try {

@@ -1,6 +1,8 @@
 export {
   type BeforeCommit,
   type CommittedFile,
+  contentLength,
+  type FileContent,
   fsyncDirectory,
   removeStaleTempFiles,
   tempPathFor,
@@ -61,10 +63,12 @@ export {
   decodeWithEncoding,
   detectTextEncoding,
   ENCODING_SAMPLE_BYTES,
+  encodeEditedText,
   encodeText,
   LINE_ENDING_TEXT,
   type LineEnding,
   type LineLayout,
   lineLayoutOf,
+  type TextChangeSpan,
   type TextEncoding,
 } from './text-codec.js';

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { type EvidenceResult, evidenceFailure } from './errors.js';
@@ -103,13 +104,15 @@ export function detectTextEncoding(
 }
 
 function isValidUtf8(bytes: Uint8Array, complete: boolean): boolean {
-  try {
-    // stream: true lets a multi-byte sequence cut at the end of a partial sample pass.
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
-    return true;
-  } catch {
-    return false;
+  // node:buffer's isUtf8 (simdutf) validates at memory speed; a partial sample may end inside a
+  // multi-byte character, so cut back to the last lead byte first.
+  let end = bytes.length;
+  if (!complete) {
+    let index = end - 1;
+    while (index >= 0 && index >= end - 3 && (bytes[index]! & 0xc0) === 0x80) index--;
+    if (index >= 0 && bytes[index]! >= 0xc0) end = index;
   }
+  return isUtf8(bytes.subarray(0, end));
 }
 
 /**
@@ -157,16 +160,31 @@ function detectUtf16WithoutBom(sample: Uint8Array, complete: boolean): 'utf-16le
 /** Decodes bytes in `encoding` after its BOM (when it has one); never throws. */
 export function decodeWithEncoding(bytes: Uint8Array, encoding: TextEncoding): string {
   const body = bytes.subarray(bomLength(encoding));
+  const buffer = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   switch (encoding.name) {
     case 'utf-8':
+      return buffer.toString('utf8');
     case 'utf-16le':
     case 'utf-16be':
       return new TextDecoder(encoding.name, { ignoreBOM: true }).decode(body);
     default:
-      return iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), encoding.name, {
-        stripBOM: false,
-      });
+      return iconv.decode(buffer, encoding.name, { stripBOM: false });
   }
+}
+
+/** Whether decoding is known to be reversible without re-encoding: valid UTF-8, or UTF-16 without unpaired surrogates. */
+function isLosslessUnicode(bytes: Uint8Array, encoding: TextEncoding): boolean {
+  const body = bytes.subarray(bomLength(encoding));
+  if (encoding.name === 'utf-8') return isUtf8(body);
+  if (encoding.name === 'utf-16le' || encoding.name === 'utf-16be') {
+    try {
+      new TextDecoder(encoding.name, { fatal: true, ignoreBOM: true }).decode(body);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 /**
@@ -199,6 +217,8 @@ export function decodeText(bytes: Uint8Array): EvidenceResult<DecodedText> {
 export function decodeTextForRewrite(bytes: Uint8Array): EvidenceResult<DecodedText> {
   const decoded = decodeText(bytes);
   if (!decoded.ok) return decoded;
+  // Valid UTF-8 and UTF-16 round-trip by definition; legacy encodings are checked by re-encoding.
+  if (isLosslessUnicode(bytes, decoded.value.encoding)) return decoded;
   const encoded = encodeText(decoded.value.text, decoded.value.encoding);
   if (!encoded.ok || !Buffer.from(bytes).equals(encoded.value))
     return evidenceFailure(
@@ -247,8 +267,76 @@ export function encodeText(text: string, encoding: TextEncoding): EvidenceResult
   }
 }
 
+/** How an edited text relates to the text it came from: the lengths (in UTF-16 code units) of the shared prefix and suffix. */
+export interface TextChangeSpan {
+  readonly prefixLength: number;
+  readonly suffixLength: number;
+}
+
+function splitsSurrogatePair(text: string, index: number): boolean {
+  if (index <= 0 || index >= text.length) return false;
+  const before = text.charCodeAt(index - 1);
+  const after = text.charCodeAt(index);
+  return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+}
+
+/**
+ * Encodes an edited text by reusing the original bytes of the unchanged prefix and suffix and
+ * encoding only the changed middle, so the bytes an edit did not touch are copied, not re-encoded,
+ * and a one-line edit of a 50 MB file re-encodes one line. Returns the new content as parts (the
+ * original's prefix, the encoded middle, the original's suffix) to be written in sequence; join them
+ * with `Buffer.concat` where one buffer is needed. `span` must describe `text` against
+ * `decoded.text`. Legacy encodings, and spans that split a surrogate pair, are encoded whole.
+ *
+ * Errors: those of {@link encodeText}.
+ */
+export function encodeEditedText(
+  original: Uint8Array,
+  decoded: DecodedText,
+  text: string,
+  span: TextChangeSpan,
+): EvidenceResult<readonly Buffer[]> {
+  const { encoding } = decoded;
+  const { prefixLength, suffixLength } = span;
+  const before = decoded.text;
+  const whole = (): EvidenceResult<readonly Buffer[]> => {
+    const encoded = encodeText(text, encoding);
+    return encoded.ok ? { ok: true, value: [encoded.value] } : encoded;
+  };
+  const unicode = encoding.name === 'utf-8' || encoding.name === 'utf-16le' || encoding.name === 'utf-16be';
+  if (
+    !unicode ||
+    prefixLength + suffixLength > Math.min(before.length, text.length) ||
+    splitsSurrogatePair(before, prefixLength) ||
+    splitsSurrogatePair(text, prefixLength) ||
+    splitsSurrogatePair(before, before.length - suffixLength) ||
+    splitsSurrogatePair(text, text.length - suffixLength)
+  )
+    return whole();
+  const unit = (value: string) =>
+    encoding.name === 'utf-8' ? Buffer.byteLength(value, 'utf8') : value.length * 2;
+  const prefixBytes = bomLength(encoding) + unit(before.slice(0, prefixLength));
+  const suffixBytes = unit(before.slice(before.length - suffixLength));
+  if (prefixBytes + suffixBytes > original.length) return whole();
+  const middle = encodeText(text.slice(prefixLength, text.length - suffixLength), {
+    name: encoding.name,
+    bom: false,
+  });
+  if (!middle.ok) return middle;
+  const view = (start: number, end: number) =>
+    Buffer.from(original.buffer, original.byteOffset + start, end - start);
+  return {
+    ok: true,
+    value: [view(0, prefixBytes), middle.value, view(original.length - suffixBytes, original.length)],
+  };
+}
+
 /** The line layout of a text: its dominant line ending, whether styles are mixed, and its final newline. */
 export function lineLayoutOf(text: string): LineLayout {
+  const last = text.charCodeAt(text.length - 1);
+  const finalNewline = last === 10 || last === 13;
+  // The common case, a file without CR, needs no counting.
+  if (!text.includes('\r')) return { lineEnding: 'lf', mixed: false, finalNewline };
   let crlf = 0;
   let lf = 0;
   let cr = 0;
@@ -271,8 +359,7 @@ export function lineLayoutOf(text: string): LineLayout {
       best = count;
       lineEnding = style;
     }
-  const last = text.charCodeAt(text.length - 1);
-  return { lineEnding, mixed: present.length > 1, finalNewline: last === 10 || last === 13 };
+  return { lineEnding, mixed: present.length > 1, finalNewline };
 }
 
 /** Rewrites every line break of `text` (LF, CRLF or CR) as `lineEnding`. */

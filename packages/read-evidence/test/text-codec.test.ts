@@ -7,6 +7,7 @@ import {
   decodeText,
   decodeTextForRewrite,
   detectTextEncoding,
+  encodeEditedText,
   encodeText,
   lineLayoutOf,
 } from '../src/index.js';
@@ -156,5 +157,39 @@ describe('convertLineEndings', () => {
   it('rewrites every line break style to the requested one', () => {
     assert.equal(convertLineEndings('a\nb\r\nc\rd', 'crlf'), 'a\r\nb\r\nc\r\nd');
     assert.equal(convertLineEndings('a\r\nb', 'lf'), 'a\nb');
+  });
+});
+
+describe('encodeEditedText', () => {
+  it('gives the same bytes as encoding the whole edited text, for every encoding (RE-15)', () => {
+    const base = 'alpha βeta 😀 gamma\r\nδ line two\r\n末尾\r\n';
+    const encodings = [
+      { name: 'utf-8', bom: true },
+      { name: 'utf-8', bom: false },
+      { name: 'utf-16le', bom: true },
+      { name: 'utf-16be', bom: false },
+      { name: 'gb18030', bom: false },
+    ];
+    let seed = 7;
+    const random = (limit: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % limit;
+    };
+    for (const encoding of encodings) {
+      const original = expectOk(encodeText(base, encoding));
+      const decoded = { text: base, encoding, ...lineLayoutOf(base) };
+      for (let round = 0; round < 200; round++) {
+        const start = random(base.length + 1);
+        const end = start + random(base.length - start + 1);
+        const inserted = ['', 'X', 'ünï', '\r\nnew line\r\n', '中'][random(5)]!;
+        const text = base.slice(0, start) + inserted + base.slice(end);
+        const span = { prefixLength: start, suffixLength: base.length - end };
+        const spliced = encodeEditedText(original, decoded, text, span);
+        const whole = encodeText(text, encoding);
+        assert.equal(spliced.ok, whole.ok, `${encoding.name} round ${round}`);
+        if (spliced.ok && whole.ok)
+          assert.ok(Buffer.concat(spliced.value).equals(whole.value), `${encoding.name} round ${round}`);
+      }
+    }
   });
 });
