@@ -6,16 +6,18 @@
 //
 // read-1gb: generates a file of SIZE_MB (default 1024) and, in fresh child processes, reads a
 // 50-line window at its end with read_file, reporting the peak RSS against a child that loads the
-// same modules and only stats the file, and the time against `wc -l` over the same file.
+// same modules and only stats the file, and the time against `wc -l` and against node:readline
+// keeping the last 50 lines, over the same file.
 // edit-50mb: edit_file on a 50 MB file against a raw read-replace-write baseline (and the same with
 // fsync), run side by side: each round runs every contender once, in turn; medians and ratios.
 import { spawnSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createPathPolicy } from '@toolhost/path-policy';
 import { createObservationStore } from '@toolhost/read-evidence';
@@ -61,6 +63,15 @@ async function child(mode: string, file: string, lines: number): Promise<void> {
     const result = await readTool.execute({ path: 'big.txt', offset: lines - 50, limit: 50 }, context());
     if (!result.ok) throw new Error(result.error.toModelText());
     text = result.output.content[0]?.type === 'text' ? result.output.content[0].text : '';
+  } else if (mode === 'readline') {
+    // The usual JavaScript way: stream lines with node:readline and keep the last 50.
+    const lines: string[] = [];
+    const reader = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of reader) {
+      lines.push(line);
+      if (lines.length > 50) lines.shift();
+    }
+    text = lines.at(-1) ?? '';
   } else await stat(file);
   const elapsed = performance.now() - started;
   const maxRssMiB = process.resourceUsage().maxRSS / 1024;
@@ -100,11 +111,13 @@ async function read1gb(sizeMiB: number): Promise<void> {
       return performance.now() - started;
     };
     const reads: Array<{ elapsed: number; maxRssMiB: number; lastLine: string }> = [];
+    const readlines: Array<{ elapsed: number; maxRssMiB: number }> = [];
     const baselines: Array<{ maxRssMiB: number }> = [];
     const wcTimes: number[] = [];
     for (let round = 0; round < 3; round++) {
       baselines.push(run('stat'));
       reads.push(run('read'));
+      readlines.push(run('readline'));
       wcTimes.push(wc());
     }
     const read = median(reads.map((r) => r.elapsed));
@@ -114,8 +127,9 @@ async function read1gb(sizeMiB: number): Promise<void> {
         baselines.map((r) => r.maxRssMiB),
       ).toFixed(1)} MiB (max over rounds ${Math.max(...reads.map((r) => r.maxRssMiB)).toFixed(1)} MiB)`,
     );
+    const readline = median(readlines.map((r) => r.elapsed));
     console.log(
-      `time: read_file ${read.toFixed(0)} ms, wc -l ${median(wcTimes).toFixed(0)} ms, ratio ${(read / median(wcTimes)).toFixed(2)}`,
+      `time: read_file ${read.toFixed(0)} ms; wc -l ${median(wcTimes).toFixed(0)} ms (ratio ${(read / median(wcTimes)).toFixed(2)}); node:readline keeping the last 50 lines ${readline.toFixed(0)} ms, peak RSS ${median(readlines.map((r) => r.maxRssMiB)).toFixed(1)} MiB (ratio ${(read / readline).toFixed(2)})`,
     );
   } finally {
     await rm(directory, { recursive: true, force: true });

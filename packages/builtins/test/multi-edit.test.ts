@@ -84,6 +84,17 @@ describe('multi_edit', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x\n');
   });
 
+  it('rejects an empty edits array by its schema (harness #23)', async (t) => {
+    const files = await fileTools(t);
+    await writeFile(join(files.root, 'a.txt'), 'x\n');
+    okText(await files.call('read_file', { path: 'a.txt' }));
+    assert.equal(
+      errorOf(await files.call('multi_edit', { path: 'a.txt', edits: [] })).code,
+      'ARGUMENT_VALIDATION',
+    );
+    assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x\n');
+  });
+
   it('marks a fuzzy step and applies replace_all to fuzzy regions (#71)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.txt');

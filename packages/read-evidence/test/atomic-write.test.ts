@@ -220,6 +220,16 @@ describe('writeFileAtomic', () => {
 });
 
 describe('removeStaleTempFiles', () => {
+  it('runs once per directory when a write first touches it, removing a dead writer’s leftovers (RE-13)', async (t) => {
+    const directory = await tempDir(t);
+    const child = spawn(process.execPath, ['-e', '']);
+    await exited(child);
+    const leftover = `.other.txt.${child.pid}.abcdefabcdef.toolhost-tmp`;
+    await writeFile(join(directory, leftover), 'half a file');
+    expectOk(await writeFileAtomic(join(directory, 'fresh.txt'), Buffer.from('x')));
+    assert.deepEqual(await readdir(directory), ['fresh.txt']);
+  });
+
   it('removes temp files of dead processes and keeps those of live ones (RE-13)', async (t) => {
     const directory = await tempDir(t);
     const child = spawn(process.execPath, ['-e', '']);
