@@ -57,7 +57,7 @@ export interface GrepArguments {
    */
   glob?: string;
   /**
-   * Only search files of this ripgrep type: js, ts, py, rust, go, java, c, cpp, cs, rb, php, md, json, yaml, toml, html, css, sh, sql, ...
+   * Only search files of this ripgrep type: js, ts, py, rust, go, java, c, cpp, cs, ruby, php, md, json, yaml, toml, html, css, sh, sql, ...
    * @minLength 1
    */
   type?: string;

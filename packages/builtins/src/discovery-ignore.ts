@@ -163,7 +163,7 @@ export interface IgnoreLevel {
 const IGNORE_FILE_NAMES: ReadonlySet<string> = new Set(['.rgignore', '.ignore', '.gitignore', '.git']);
 
 /** Whether a directory listing holds any ignore file (or `.git`), so it needs its own level. */
-export function listingHasIgnoreFiles(names: Iterable<string>): boolean {
+function listingHasIgnoreFiles(names: Iterable<string>): boolean {
   for (const name of names) if (IGNORE_FILE_NAMES.has(name)) return true;
   return false;
 }

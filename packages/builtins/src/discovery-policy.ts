@@ -1,4 +1,4 @@
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { ToolhostError } from '@toolhost/contracts';
 import type { PathPolicy, PathPolicyError } from '@toolhost/path-policy';
 
@@ -68,13 +68,4 @@ export function fileSystemError(error: unknown, displayPath: string): ToolhostEr
     message: `${shown} could not be inspected (${code ?? 'unknown error'})`,
     cause: error,
   });
-}
-
-/** Whether a real path is a symbolic link (false when it cannot be inspected). */
-export async function isSymbolicLink(realPath: string): Promise<boolean> {
-  try {
-    return (await lstat(realPath)).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

@@ -102,7 +102,7 @@ export const grepArgumentsSchema: ArgumentSchema<GrepArguments> = {
       "type": "string"
     },
     "type": {
-      "description": "Only search files of this ripgrep type: js, ts, py, rust, go, java, c, cpp, cs, rb, php, md, json, yaml, toml, html, css, sh, sql, ...",
+      "description": "Only search files of this ripgrep type: js, ts, py, rust, go, java, c, cpp, cs, ruby, php, md, json, yaml, toml, html, css, sh, sql, ...",
       "minLength": 1,
       "type": "string"
     }

@@ -259,7 +259,8 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
     dot: options.includeHidden,
     onlyFiles: true,
     followSymbolicLinks: false,
-    unique: true,
+    // One pattern cannot yield an entry twice; fast-glob's duplicate set costs time on big trees.
+    unique: false,
     caseSensitiveMatch: true,
     suppressErrors: true,
     fs: { readdir: readdir as unknown as typeof readdirCallback },

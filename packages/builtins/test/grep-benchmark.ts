@@ -18,7 +18,7 @@ import { createDiscoveryTools, findRipgrep } from '../src/index.js';
 import { ripgrepArguments } from '../src/grep-ripgrep.js';
 
 const repository = realpathSync(fileURLToPath(new URL('../../..', import.meta.url)));
-const tree = realpathSync(process.argv[2] ?? path.join(repository, 'node_modules', '.pnpm'));
+const tree = realpathSync(process.argv[2] || path.join(repository, 'node_modules', '.pnpm'));
 const rounds = Number(process.argv[3] ?? 7);
 const rg = findRipgrep();
 if (rg === null) throw new Error('rg is not on PATH');
