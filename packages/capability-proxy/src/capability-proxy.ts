@@ -265,7 +265,7 @@ type Resolved =
 export function createCapabilityProxy(options: CapabilityProxyOptions): CapabilityProxy {
   const parsed = parseMcpServers(options.mcpServers);
   if (!parsed.ok) throw parsed.error;
-  const validator = createArgumentValidator();
+  const validator = sharedValidator();
   const timeouts: McpTimeouts = { ...DEFAULT_MCP_TIMEOUTS, ...options.timeouts };
   const limits: McpLimits = { ...DEFAULT_MCP_LIMITS, ...options.limits };
   const connections = new Map<string, McpConnection>();
@@ -356,16 +356,8 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
       out.push({ id: serverCapabilityId(name), kind: 'mcp-server', name, description: `MCP server ${name}` });
       if (!connection.server.enabled) continue;
       const { tools, source } = serverTools(connection);
-      for (const tool of tools ?? []) {
-        out.push({
-          id: mcpToolCapabilityId(name, tool.name),
-          kind: 'mcp-tool',
-          name: tool.name,
-          server: name,
-          description: tool.title ? `${tool.title}. ${tool.description}` : tool.description,
-          schemaSource: source === 'none' ? 'unknown' : source,
-        });
-      }
+      for (const tool of tools ?? [])
+        out.push(mcpToolSummary(name, tool, source === 'live' ? 'live' : 'cached'));
     }
     if (options.resultStore) {
       out.push({
@@ -1253,6 +1245,43 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
   };
   frontends.add(frontend);
   return frontend;
+}
+
+// One summary object per tool schema and source, so search can keep its word index per object.
+const toolSummaries = new WeakMap<McpToolSchema, Map<string, CapabilitySummary>>();
+
+function mcpToolSummary(server: string, tool: McpToolSchema, source: 'live' | 'cached'): CapabilitySummary {
+  let byKey = toolSummaries.get(tool);
+  if (!byKey) {
+    byKey = new Map();
+    toolSummaries.set(tool, byKey);
+  }
+  const key = `${source}\0${server}`;
+  let summary = byKey.get(key);
+  if (!summary) {
+    summary = {
+      id: mcpToolCapabilityId(server, tool.name),
+      kind: 'mcp-tool',
+      name: tool.name,
+      server,
+      description: tool.title ? `${tool.title}. ${tool.description}` : tool.description,
+      schemaSource: source,
+    };
+    byKey.set(key, summary);
+  }
+  return summary;
+}
+
+let processValidator: ArgumentValidator | undefined;
+
+/**
+ * One validator for every proxy of the process: building ajv's engines costs tens of milliseconds,
+ * which a proxy created per session (or per child agent) must not pay again; compiled schemas are
+ * cached by schema hash, so proxies never see each other's tools through it.
+ */
+function sharedValidator(): ArgumentValidator {
+  processValidator ??= createArgumentValidator();
+  return processValidator;
 }
 
 function callRecipe(id: string, args: JsonObject): string {

@@ -413,7 +413,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     cachedTools() {
       if (!cacheRead) {
         cacheRead = true;
-        cached = options.stateDir ? readSchemaCache(options.stateDir, server, options.validator) : undefined;
+        cached = options.stateDir ? readSchemaCache(options.stateDir, server) : undefined;
       }
       return cached;
     },

@@ -35,13 +35,14 @@ const CACHE_VERSION = 1;
  */
 export function normalizeMcpTools(
   raw: readonly unknown[],
-  validator: ArgumentValidator,
+  validator: ArgumentValidator | undefined,
+  options: { readonly canonical?: boolean } = {},
 ): { readonly tools: McpToolSchema[]; readonly dropped: number } {
   const tools: McpToolSchema[] = [];
   const seen = new Set<string>();
   let dropped = 0;
   for (const item of raw) {
-    const tool = normalizeOne(item, validator);
+    const tool = normalizeOne(item, validator, options.canonical === true);
     if (!tool || seen.has(tool.name)) {
       dropped++;
       continue;
@@ -53,28 +54,40 @@ export function normalizeMcpTools(
   return { tools, dropped };
 }
 
-function normalizeOne(item: unknown, validator: ArgumentValidator): McpToolSchema | undefined {
+function normalizeOne(
+  item: unknown,
+  validator: ArgumentValidator | undefined,
+  trustCanonical: boolean,
+): McpToolSchema | undefined {
   if (!isJsonObject(item)) return undefined;
   const { name, title, description, inputSchema, annotations } = item;
   if (typeof name !== 'string' || !MCP_TOOL_NAME_PATTERN.test(name)) return undefined;
   if (inputSchema !== undefined && !isJsonObject(inputSchema)) return undefined;
   let canonical: JsonObject;
   try {
-    canonical = canonicalizeSchema(inputSchema ?? {});
+    // Cached schemas were canonical when written; canonicalising 600 of them again would dominate a cold `list`.
+    canonical =
+      trustCanonical && inputSchema !== undefined ? inputSchema : canonicalizeSchema(inputSchema ?? {});
   } catch {
     return undefined;
   }
-  const canonicalJson = JSON.stringify(canonical);
-  const schemaHash = createHash('sha256').update(canonicalJson, 'utf8').digest('hex');
-  // Validating `{}` compiles the schema once (cached by hash); `schemaValidated: false` means it did not compile.
-  const probe = validator.validate({
+  // A cached entry carries the hash computed when it was written; anything else is hashed here.
+  const cachedHash = trustCanonical ? item.schemaHash : undefined;
+  const schemaHash =
+    typeof cachedHash === 'string' && /^[0-9a-f]{64}$/.test(cachedHash)
+      ? cachedHash
+      : createHash('sha256').update(JSON.stringify(canonical), 'utf8').digest('hex');
+  // Validating `{}` compiles the schema once (cached by hash); `schemaValidated: false` means it did not
+  // compile. Without a validator (cached tools, which were checked before they were written) the
+  // schema is trusted here and compiled when a call first needs it.
+  const probe = validator?.validate({
     toolName: name,
     source: 'mcp',
     schema: canonical,
     schemaHash,
     arguments: {},
   });
-  const schemaValid = !probe.ok || probe.value.schemaValidated;
+  const schemaValid = probe === undefined || !probe.ok || probe.value.schemaValidated;
   return {
     name,
     title: typeof title === 'string' && title.trim() ? title.trim() : undefined,
@@ -118,12 +131,10 @@ export function schemaCachePath(stateDir: string, server: ResolvedMcpServer): st
 /**
  * Reads a server's cached tool schemas. A missing, unreadable or corrupt file, another format
  * version, or a key that does not match the server's current configuration all mean "no cache".
+ * Schemas are not compiled here (they were checked before being written): reading 50 caches must
+ * stay cheap, because `list` and `inspect` read them.
  */
-export function readSchemaCache(
-  stateDir: string,
-  server: ResolvedMcpServer,
-  validator: ArgumentValidator,
-): McpToolSchema[] | undefined {
+export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): McpToolSchema[] | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(schemaCachePath(stateDir, server), 'utf8'));
@@ -133,8 +144,7 @@ export function readSchemaCache(
   if (!isJsonObject(parsed) || parsed.version !== CACHE_VERSION || parsed.key !== server.cacheKey)
     return undefined;
   if (!Array.isArray(parsed.tools)) return undefined;
-  const { tools } = normalizeMcpTools(parsed.tools, validator);
-  return tools.filter((tool) => tool.schemaValid);
+  return normalizeMcpTools(parsed.tools, undefined, { canonical: true }).tools;
 }
 
 /**
@@ -161,6 +171,7 @@ export function writeSchemaCache(
         ...(tool.title === undefined ? {} : { title: tool.title }),
         description: tool.description,
         inputSchema: tool.inputSchema,
+        schemaHash: tool.schemaHash,
         annotations: tool.annotations,
       })),
   };

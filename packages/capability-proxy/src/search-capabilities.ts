@@ -33,10 +33,7 @@ export function searchCapabilities(
   const phrase = normalize(query);
   const hits: CapabilityHit[] = [];
   for (const entry of entries) {
-    const name = entry.name.toLowerCase();
-    const nameParts = new Set(wordsOf(`${entry.name} ${entry.server ?? ''}`));
-    const description = entry.description.toLowerCase();
-    const descriptionWords = new Set(wordsOf(entry.description));
+    const { name, nameParts, description, descriptionWords } = indexOf(entry);
     let score = 0;
     let matched = 0;
     for (const word of words) {
@@ -87,6 +84,31 @@ export function closeCandidates(
   }
   hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0));
   return hits.slice(0, limit);
+}
+
+interface EntryIndex {
+  readonly name: string;
+  readonly nameParts: ReadonlySet<string>;
+  readonly description: string;
+  readonly descriptionWords: ReadonlySet<string>;
+}
+
+// Word sets per summary object: summaries are reused while a server's tool list is unchanged, so
+// a search over hundreds of cached tools does not split every description again.
+const indexes = new WeakMap<CapabilitySummary, EntryIndex>();
+
+function indexOf(entry: CapabilitySummary): EntryIndex {
+  let index = indexes.get(entry);
+  if (!index) {
+    index = {
+      name: entry.name.toLowerCase(),
+      nameParts: new Set(wordsOf(`${entry.name} ${entry.server ?? ''}`)),
+      description: entry.description.toLowerCase(),
+      descriptionWords: new Set(wordsOf(entry.description)),
+    };
+    indexes.set(entry, index);
+  }
+  return index;
 }
 
 function wordsOf(text: string): string[] {
