@@ -27,6 +27,14 @@ import {
   createCapabilityProxy,
   createResultStore,
 } from '@toolhost/capability-proxy';
+import {
+  type CompiledTools,
+  type CompileToolsOptions,
+  compileTools,
+  type DialectName,
+  fingerprintValue,
+  type HostedTool,
+} from '@toolhost/provider-dialects';
 import { createObservationStore } from '@toolhost/read-evidence';
 import { type AuditEvent, createAuditLog } from './audit-log.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
@@ -89,6 +97,15 @@ export interface HostOptions {
   readonly rgPath?: string | null;
 }
 
+/** Compile options of {@link Host.providerTools} (the dialect's own; hosted tools come from the registry). */
+export type ProviderToolsOptions = Omit<CompileToolsOptions, 'dialect' | 'hosted'>;
+
+/** A compiled surface: the dialect's compiled tools plus the fingerprint of the exact `tools` bytes. */
+export type ProviderTools = CompiledTools & {
+  /** 16 hex characters of SHA-256 of `JSON.stringify(tools)`. */
+  readonly fingerprint: string;
+};
+
 /** A host: the frozen provider surface of one run policy and the dispatch pipeline. */
 export interface Host {
   /** The real project root. */
@@ -108,6 +125,13 @@ export interface Host {
   modelTools(): readonly ModelTool[];
   /** First 16 hex characters of SHA-256 of the serialised {@link Host.modelTools}. */
   surfaceFingerprint(): string;
+  /**
+   * The surface compiled for one provider dialect: `tools` is exactly the array the provider
+   * receives. Computed once per dialect and options and returned as the same frozen object on every
+   * later call, so its bytes never change for the life of the host (MCP servers connecting included).
+   * Throws `DialectError` `CONFIG_INVALID` for an unknown dialect.
+   */
+  providerTools(dialect: DialectName, options?: ProviderToolsOptions): ProviderTools;
   /** Runs one call as a batch of one (the storm breaker's notice, when any, is on the result). */
   dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
   /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, results in order. */
@@ -325,6 +349,25 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     },
   });
   const activePipeline = pipeline;
+  const hostedTools: HostedTool[] = registry
+    .list()
+    .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
+    .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
+  const compiled = new Map<string, ProviderTools>();
+  const providerTools = (dialect: DialectName, compileOptions: ProviderToolsOptions = {}): ProviderTools => {
+    const key = JSON.stringify([dialect, compileOptions]);
+    let surfaceFor = compiled.get(key);
+    if (!surfaceFor) {
+      const result = compileTools(modelTools, {
+        ...compileOptions,
+        dialect,
+        ...(hostedTools.length > 0 ? { hosted: hostedTools } : {}),
+      });
+      surfaceFor = deepFreeze({ ...result, fingerprint: fingerprintValue(result.tools) });
+      compiled.set(key, surfaceFor);
+    }
+    return surfaceFor;
+  };
 
   audit.emit('host-created', {
     root,
@@ -351,6 +394,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     surfaceNames: () => surfaceNames,
     modelTools: () => modelTools,
     surfaceFingerprint: () => fingerprint,
+    providerTools,
     dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
     dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
     close() {

@@ -62,7 +62,13 @@ export {
   type StormOutcome,
   stormCategory,
 } from './storm-breaker.js';
-export { createHost, type Host, type HostOptions } from './create-host.js';
+export {
+  createHost,
+  type Host,
+  type HostOptions,
+  type ProviderTools,
+  type ProviderToolsOptions,
+} from './create-host.js';
 export type {
   ApprovalAnswer,
   ApprovalRequest,
