@@ -127,7 +127,8 @@ async function snapshot(root: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
-    if (path.includes(`${root}/.toolhost`)) continue;
+    // The state directory and the transcript are the run's own output, not the project.
+    if (path.startsWith(join(root, '.toolhost')) || path === join(root, 'run.jsonl')) continue;
     out.push(`${path}:${entry.isFile() ? await readFile(path, 'utf8') : 'dir'}`);
   }
   return out.sort();
