@@ -144,7 +144,7 @@ export class JobRegistry {
     } catch {
       return entries;
     }
-    for (const name of names) {
+    for (const name of names.sort()) {
       if (!name.endsWith('.json')) continue;
       const file = path.join(this.#directory, name);
       try {

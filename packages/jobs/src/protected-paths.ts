@@ -57,7 +57,8 @@ export interface PlanProtectedPathsOptions {
 }
 
 interface CompiledList {
-  readonly literalAnchored: string[];
+  /** Root-anchored patterns that name one path (`/config/`, `/deploy/prod.key`). */
+  readonly literalAnchored: Array<{ readonly path: string; readonly directory: boolean }>;
   readonly matchers: Array<{ readonly regex: RegExp; readonly negated: boolean }>;
   readonly absolute: string[];
 }
@@ -94,8 +95,9 @@ function compileList(
     const anchored = body.startsWith('/');
     if (anchored) body = body.slice(1);
     if (body.endsWith('/')) body = `${body}**`;
-    if (anchored && !negated && !GLOB_CHARACTERS.test(body.replace(/\/\*\*$/, ''))) {
-      compiled.literalAnchored.push(body.replace(/\/\*\*$/, ''));
+    const literal = body.replace(/\/\*\*$/, '');
+    if (anchored && !negated && !GLOB_CHARACTERS.test(literal)) {
+      compiled.literalAnchored.push({ path: literal, directory: literal !== body });
     }
     compiled.matchers.push({
       regex: picomatch.makeRe(anchored ? body : `**/${body}`, {
@@ -181,7 +183,7 @@ export function planProtectedPaths(options: PlanProtectedPathsOptions): Protecte
   for (const root of roots) {
     for (const name of ALWAYS_PROTECTED_NAMES) reserve(path.join(root, name), root, true);
     for (const literal of protectedList.literalAnchored) {
-      reserve(path.join(root, ...literal.split('/')), root, literal.endsWith('/'));
+      reserve(path.join(root, ...literal.path.split('/')), root, literal.directory);
     }
     for (const absolute of protectedList.absolute) {
       if (isInside(root, absolute) && absolute !== root) reserve(absolute, root, false);

@@ -153,7 +153,7 @@ describe('createJobManager', () => {
 
   it('returns promptly when a grandchild keeps stdout open after the main process exits (JOB-OUT-5)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     for (const mode of ['danger_full_access', 'read_only'] as const) {
       const jobs = manager(t, mode, [root]);
       // The grandchild inherits stdout and would hold a pipe open for 300 s.
@@ -238,7 +238,7 @@ describe('createJobManager', () => {
 
   it('refuses a start past the live-job limit with JOB_LIMIT_REACHED (JOB-LIMIT-1)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root], { maxLiveJobs: 2 });
     for (let index = 0; index < 2; index++) {
       const started = await jobs.start({
@@ -271,7 +271,7 @@ describe('createJobManager', () => {
 
   it('kills on timeout, marks the job killed with reason timeout, and keeps the output (JOB-TREE-2)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const started = await jobs.start({
       shell: 'bash',
@@ -292,7 +292,7 @@ describe('createJobManager', () => {
 
   it('kills when the abort signal fires (reason aborted)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const controller = new AbortController();
     const started = await jobs.start({
@@ -312,7 +312,7 @@ describe('createJobManager', () => {
 
   it('flips to killed at once on kill and tears the tree down afterwards (behaviour 43, JOB-STATE-1)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root], { killGraceMs: 1000 });
     const started = await jobs.start({
       shell: 'bash',
@@ -339,7 +339,7 @@ describe('createJobManager', () => {
 
   it('waits without killing: a wait that times out leaves the job running (behaviour 39)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const started = await jobs.start({ shell: 'bash', command: `sleep ${tag}`, cwd: root, background: true });
     assert.ok(started.ok);
@@ -378,9 +378,10 @@ describe('createJobManager', () => {
 
   it('kills every process of every job on close, including setsid and TERM-ignoring ones (JOB-TREE-4)', async (t) => {
     const root = tempDir(t);
-    const tag = uniqueTag();
+    const tag = uniqueTag(t);
     for (const mode of ['danger_full_access', 'read_only', 'workspace_write'] as const) {
       const jobs = createJobManager({ sandbox: { mode, roots: [root] }, killGraceMs: 300 });
+      t.after(() => jobs.close());
       for (let index = 0; index < 3; index++) {
         const started = await jobs.start({
           shell: 'bash',
@@ -403,12 +404,14 @@ describe('createJobManager', () => {
   it('removes its private state directory on close, and only the logs of a given one', async (t) => {
     const root = tempDir(t);
     const own = createJobManager({ sandbox: { mode: 'danger_full_access', roots: [root] } });
+    t.after(() => own.close());
     await run(own, root, 'echo x');
     const ownDir = own.stateDir;
     await own.close();
     assert.throws(() => statSync(ownDir));
     const stateDir = path.join(tempDir(t), 'state');
     const given = createJobManager({ sandbox: { mode: 'danger_full_access', roots: [root] }, stateDir });
+    t.after(() => given.close());
     const snapshot = await run(given, root, 'echo y');
     await given.close();
     assert.throws(() => statSync(snapshot.logPath));

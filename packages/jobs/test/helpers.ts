@@ -66,11 +66,19 @@ export async function waitUntil(what: string, predicate: () => boolean, timeoutM
   }
 }
 
-/** A unique number to tag the processes of one test (`sleep <tag>`) so /proc can find them. */
+/**
+ * A unique number to tag the processes of one test (`sleep <tag>`) so /proc can find them. Should a
+ * test fail half-way, its tagged sleepers are killed afterwards so they never outlive the run.
+ */
 let tagCounter = 0;
-export function uniqueTag(): number {
+export function uniqueTag(t: TestContext): number {
   tagCounter += 1;
-  return 70_000 + ((process.pid * 97 + tagCounter * 13) % 20_000);
+  const tag = 70_000 + ((process.pid * 97 + tagCounter * 13) % 20_000);
+  t.after(() => {
+    for (const suffix of ['', '.9', '.18'])
+      for (const pid of processesMatching(`sleep ${tag}${suffix}`)) process.kill(pid, 'SIGKILL');
+  });
+  return tag;
 }
 
 /**

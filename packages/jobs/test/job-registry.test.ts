@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createJobManager, readProcessIdentity } from '../src/index.js';
+import { processesMatching, tempDir, uniqueTag, waitUntil } from './helpers.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const fixture = path.join(packageDir, 'test', 'fixtures', 'crashing-host.ts');
+
+/** Starts a host process that starts one background job, and resolves once the job runs. */
+async function crashingHost(
+  t: TestContext,
+  stateDir: string,
+  root: string,
+  mode: string,
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  // Node itself, with tsx as a loader: the `tsx` command would put a wrapper process in between, and
+  // killing the wrapper is not a crash of the host.
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=@toolhost/source', '--import', 'tsx', fixture, stateDir, root, mode, command],
+    {
+      cwd: packageDir,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('\n')) resolve();
+    });
+    child.on('exit', () =>
+      output.includes('\n') ? resolve() : reject(new Error(`the host exited early: ${output}`)),
+    );
+  });
+  assert.match(output, /^started bash-1 \d+/);
+  return child;
+}
+
+function crash(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** A process to impersonate a job or a host in hand-written registry entries. */
+function sleeper(t: TestContext, tag: number): number {
+  const child = spawn('sleep', [String(tag)], { stdio: 'ignore' });
+  t.after(() => child.kill('SIGKILL'));
+  return child.pid!;
+}
+
+function writeEntry(stateDir: string, name: string, entry: Record<string, unknown>): string {
+  const live = path.join(stateDir, 'live');
+  mkdirSync(live, { recursive: true });
+  const file = path.join(live, name);
+  writeFileSync(file, JSON.stringify({ version: 1, ...entry }));
+  return file;
+}
+
+describe('JobRegistry (through createJobManager)', () => {
+  it('records each live job with pid, start time and command hash in a 0600 file (JOB-REG-1)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const jobs = createJobManager({ stateDir, sandbox: { mode: 'danger_full_access', roots: [root] } });
+    t.after(() => jobs.close());
+    const started = await jobs.start({ shell: 'bash', command: `sleep ${tag}`, cwd: root, background: true });
+    assert.ok(started.ok);
+    const files = readdirSync(path.join(stateDir, 'live'));
+    assert.equal(files.length, 1);
+    const file = path.join(stateDir, 'live', files[0]!);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const entry = JSON.parse(readFileSync(file, 'utf8'));
+    const identity = readProcessIdentity(started.value.pid!);
+    assert.equal(entry.pid, started.value.pid);
+    assert.equal(entry.jobId, 'bash-1');
+    assert.equal(entry.startTime, identity?.startTime);
+    assert.match(entry.commandHash, /^[0-9a-f]{32}$/);
+    assert.match(entry.marker, /^[0-9a-f]{32}$/);
+    jobs.kill('bash-1');
+    await jobs.wait('bash-1');
+    assert.deepEqual(readdirSync(path.join(stateDir, 'live')), [], 'the entry goes when the job ends');
+  });
+
+  it('reaps the orphans of a crashed host on the next start, setsid ones included (JOB-REG-2)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const host = await crashingHost(
+      t,
+      stateDir,
+      root,
+      'danger_full_access',
+      `setsid sleep ${tag} & nohup setsid bash -c "trap '' TERM HUP; sleep ${tag}" >/dev/null 2>&1 & sleep ${tag}`,
+    );
+    await waitUntil('three sleepers run', () => processesMatching(`sleep ${tag}`).length === 3);
+    await crash(host);
+    assert.equal(
+      processesMatching(`sleep ${tag}`).length,
+      3,
+      'without a sandbox the orphans outlive their host',
+    );
+    const jobs = createJobManager({ stateDir, sandbox: { mode: 'danger_full_access', roots: [root] } });
+    t.after(() => jobs.close());
+    assert.equal(jobs.reapedOrphans.length, 1);
+    assert.equal(jobs.reapedOrphans[0]!.jobId, 'bash-1');
+    assert.ok(jobs.reapedOrphans[0]!.killed >= 3);
+    assert.deepEqual(processesMatching(`sleep ${tag}`), []);
+    assert.deepEqual(readdirSync(path.join(stateDir, 'live')), []);
+    assert.deepEqual(readdirSync(path.join(stateDir, 'logs')), [], "the orphan's log is removed too");
+  });
+
+  it('takes sandboxed jobs down with a crashed host at once (bubblewrap dies with its parent)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const host = await crashingHost(t, stateDir, root, 'read_only', `setsid sleep ${tag} & sleep ${tag}`);
+    await waitUntil('two sleepers run', () => processesMatching(`sleep ${tag}`).length === 2);
+    await crash(host);
+    await waitUntil('the sandbox is gone', () => processesMatching(`sleep ${tag}`).length === 0);
+  });
+
+  it('kills the jobs of a host that exits without closing its manager (JOB-REG-3)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const host = await crashingHost(
+      t,
+      stateDir,
+      root,
+      'danger_full_access',
+      `setsid sleep ${tag} & sleep ${tag} & echo ready; wait`,
+      {
+        ...process.env,
+        EXIT_AFTER_START: '1',
+      },
+    );
+    if (host.exitCode === null) await new Promise((resolve) => host.once('exit', resolve));
+    assert.deepEqual(processesMatching(`sleep ${tag}`), [], 'the exit hook killed them synchronously');
+  });
+
+  it('never kills a reused pid or the jobs of a live host (JOB-REG-2)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const stranger = sleeper(t, tag);
+    const liveHost = sleeper(t, tag + 1);
+    const liveHostStart = readProcessIdentity(liveHost)!.startTime;
+    const strangerIdentity = readProcessIdentity(stranger)!;
+    const deadHost = { hostPid: 999_999_999, hostStartTime: '1' };
+    // A dead host's job whose pid now belongs to a stranger started at another time.
+    writeEntry(stateDir, 'dead-a.job.bash-1.json', {
+      ...deadHost,
+      jobId: 'bash-1',
+      pid: stranger,
+      startTime: String(Number(strangerIdentity.startTime) - 1),
+      commandHash: strangerIdentity.commandHash,
+      marker: 'a'.repeat(32),
+      logPath: path.join(stateDir, 'logs', 'bash-1.log'),
+    });
+    // Same start time but another command line and no marker: still not ours.
+    writeEntry(stateDir, 'dead-b.job.bash-2.json', {
+      ...deadHost,
+      jobId: 'bash-2',
+      pid: stranger,
+      startTime: strangerIdentity.startTime,
+      commandHash: 'f'.repeat(32),
+      marker: 'b'.repeat(32),
+      logPath: path.join(stateDir, 'logs', 'bash-2.log'),
+    });
+    // A live host's job: not an orphan at all.
+    const liveEntry = writeEntry(stateDir, 'live-host.job.bash-1.json', {
+      hostPid: liveHost,
+      hostStartTime: liveHostStart,
+      jobId: 'bash-1',
+      pid: stranger,
+      startTime: strangerIdentity.startTime,
+      commandHash: strangerIdentity.commandHash,
+      marker: 'c'.repeat(32),
+      logPath: path.join(stateDir, 'logs', 'bash-3.log'),
+    });
+    const jobs = createJobManager({ stateDir, sandbox: { mode: 'danger_full_access', roots: [root] } });
+    t.after(() => jobs.close());
+    assert.deepEqual(
+      jobs.reapedOrphans.map((orphan) => [orphan.jobId, orphan.killed]),
+      [
+        ['bash-1', 0],
+        ['bash-2', 0],
+      ],
+    );
+    assert.deepEqual(processesMatching(`sleep ${tag}`), [stranger], 'the stranger is alive');
+    assert.deepEqual(readdirSync(path.join(stateDir, 'live')), [path.basename(liveEntry)]);
+  });
+});
