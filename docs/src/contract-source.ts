@@ -1,0 +1,233 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createHost,
+  createStormBreaker,
+  type Host,
+  type HostPlatform,
+  MAX_MODEL_RESULT_BYTES,
+  MAX_PARALLEL_CALLS,
+  RESULT_BUDGETS,
+  type SandboxMode,
+  type SurfaceProfile,
+} from '@toolhost/boot';
+import { TOOL_RESULT_PAGE_DEFAULT_BYTES, TOOL_RESULT_PAGE_MAX_BYTES } from '@toolhost/capability-proxy';
+import {
+  ERROR_CODES,
+  type ErrorCodeInfo,
+  MAX_ARGUMENT_ERROR_BYTES,
+  MAX_ARGUMENT_VIOLATIONS,
+  type ToolRegistry,
+} from '@toolhost/contracts';
+import {
+  BINARY_SNIFF_BYTES,
+  DEFAULT_CONTENT_BUDGET,
+  DEFAULT_CONTENT_LIMIT,
+  DEFAULT_HASH_LIMIT,
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_MAX_WINDOW_BYTES,
+  DEFAULT_WINDOW_LINES,
+  ENCODING_SAMPLE_BYTES,
+  EVIDENCE_ERROR_CODES,
+} from '@toolhost/read-evidence';
+
+/** The sandboxes, profiles and platforms the surface table covers, in table order. */
+export const SURFACE_PROFILES: readonly SurfaceProfile[] = ['lean', 'full'];
+export const SANDBOX_MODES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
+export const HOST_PLATFORMS: readonly HostPlatform[] = ['posix', 'windows'];
+
+/** What one run policy puts in front of the model. */
+export interface SurfaceListing {
+  readonly profile: SurfaceProfile;
+  readonly sandbox: SandboxMode;
+  readonly platform: HostPlatform;
+  /** The provider-visible tools, sorted (the host's frozen surface). */
+  readonly surface: readonly string[];
+  /** The built-ins `use_capability(action="list")` offers as `tool:<name>`, sorted. */
+  readonly catalog: readonly string[];
+}
+
+/** A number the contract promises, with where it comes from. */
+export interface ContractLimit {
+  /** Stable id; the renderers hold its label in each language. */
+  readonly id: string;
+  readonly value: number | { readonly head: number; readonly tail: number };
+  readonly unit: 'bytes' | 'count' | 'lines' | 'batches';
+  /** The exported constant (or behaviour) the value is read from. */
+  readonly source: string;
+}
+
+/**
+ * Everything the contract documents are rendered from and checked against. The registry is the
+ * one a real host composes; mutation tests pass modified copies of any part.
+ */
+export interface ContractSource {
+  /** Every tool of the composition, listed and hidden (only `source: "builtin"` ones are documented). */
+  readonly registry: Pick<ToolRegistry, 'list'>;
+  /** The closed set of error codes (`ERROR_CODES` of `@toolhost/contracts`). */
+  readonly errorCodes: Readonly<Record<string, ErrorCodeInfo>>;
+  /** One listing per profile × sandbox × platform. */
+  readonly surfaces: readonly SurfaceListing[];
+  /** Limits of the dispatch pipeline, result shaping and paging. */
+  readonly limits: readonly ContractLimit[];
+  /** The codes `@toolhost/read-evidence` returns (`EVIDENCE_ERROR_CODES`). */
+  readonly evidenceCodes: readonly string[];
+  /** Limits of the observation store and the window reader. */
+  readonly evidenceLimits: readonly ContractLimit[];
+}
+
+/** Options of {@link loadContractSource}. */
+export interface LoadContractSourceOptions {
+  /** Where the hosts' temporary project roots go; default the OS temp directory. */
+  readonly tempDir?: string;
+}
+
+/**
+ * Loads the contract from the real composition: `createHost` from `@toolhost/boot` in
+ * `workspace_write` with the `full` surface (its registry holds every built-in, listed and hidden,
+ * plus `use_capability`), and one host per profile × sandbox × platform for the surface table, whose
+ * `tool:<name>` catalog is read from `use_capability(action="list")`. Every host runs on an empty
+ * temporary project without a configuration file and is closed before this returns; the temporary
+ * directory is removed. Throws when a host cannot be created (the documents cannot be rendered then).
+ */
+export async function loadContractSource(options: LoadContractSourceOptions = {}): Promise<ContractSource> {
+  const base = mkdtempSync(join(options.tempDir ?? tmpdir(), 'toolhost-docs-'));
+  try {
+    const surfaces: SurfaceListing[] = [];
+    let registry: ToolRegistry | undefined;
+    for (const profile of SURFACE_PROFILES) {
+      for (const sandbox of SANDBOX_MODES) {
+        for (const platform of HOST_PLATFORMS) {
+          const root = mkdtempSync(join(base, `${profile}-${sandbox}-${platform}-`));
+          const host = await createHost({ root, sandbox, surface: profile, platform, config: false });
+          try {
+            surfaces.push({
+              profile,
+              sandbox,
+              platform,
+              surface: [...host.surfaceNames()].sort(),
+              catalog: await listCatalog(host),
+            });
+            if (profile === 'full' && sandbox === 'workspace_write' && platform === 'posix') {
+              registry = host.registry;
+            }
+          } finally {
+            await host.close();
+          }
+        }
+      }
+    }
+    return {
+      registry: registry!,
+      errorCodes: ERROR_CODES,
+      surfaces,
+      limits: pipelineLimits(),
+      evidenceCodes: [...EVIDENCE_ERROR_CODES],
+      evidenceLimits: evidenceLimits(),
+    };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** The `tool:<name>` entries of `use_capability(action="list")`, sorted. */
+async function listCatalog(host: Host): Promise<string[]> {
+  const result = await host.dispatch({
+    id: 'docs-catalog',
+    name: 'use_capability',
+    arguments: { action: 'list' },
+  });
+  const text = result.output;
+  // The listing's format belongs to @toolhost/capability-proxy; if it changes shape, say so loudly
+  // instead of rendering an empty catalog.
+  if (result.status !== 'ok' || !/^Built-in tools \(\d+\):$/m.test(text)) {
+    throw new Error(`use_capability(action="list") did not print a "Built-in tools (N):" section:\n${text}`);
+  }
+  const names = [...text.matchAll(/^- tool:([A-Za-z0-9_-]+):/gm)].map((match) => match[1]!);
+  return names.sort();
+}
+
+/** How many equivalent all-failed batches the default storm breaker takes before it speaks. */
+function measuredStormThreshold(): number {
+  const breaker = createStormBreaker();
+  const failed = [
+    { toolName: 'read_file', ok: false, error: { code: 'FS_NOT_FOUND', message: 'x does not exist' } },
+  ];
+  for (let batch = 1; batch <= 100; batch++) if (breaker.observe(failed)) return batch;
+  throw new Error('the default storm breaker never spoke within 100 equivalent failed batches');
+}
+
+function pipelineLimits(): ContractLimit[] {
+  return [
+    {
+      id: 'model-result-bytes',
+      value: MAX_MODEL_RESULT_BYTES,
+      unit: 'bytes',
+      source: '`MAX_MODEL_RESULT_BYTES` (@toolhost/boot)',
+    },
+    ...(['shell', 'read', 'search', 'default'] as const).map(
+      (shape): ContractLimit => ({
+        id: `result-budget-${shape}`,
+        value: RESULT_BUDGETS[shape],
+        unit: 'bytes',
+        source: `\`RESULT_BUDGETS.${shape}\` (@toolhost/boot)`,
+      }),
+    ),
+    {
+      id: 'page-default-bytes',
+      value: TOOL_RESULT_PAGE_DEFAULT_BYTES,
+      unit: 'bytes',
+      source: '`TOOL_RESULT_PAGE_DEFAULT_BYTES` (@toolhost/capability-proxy)',
+    },
+    {
+      id: 'page-max-bytes',
+      value: TOOL_RESULT_PAGE_MAX_BYTES,
+      unit: 'bytes',
+      source: '`TOOL_RESULT_PAGE_MAX_BYTES` (@toolhost/capability-proxy)',
+    },
+    {
+      id: 'argument-violations',
+      value: MAX_ARGUMENT_VIOLATIONS,
+      unit: 'count',
+      source: '`MAX_ARGUMENT_VIOLATIONS` (@toolhost/contracts)',
+    },
+    {
+      id: 'argument-error-bytes',
+      value: MAX_ARGUMENT_ERROR_BYTES,
+      unit: 'bytes',
+      source: '`MAX_ARGUMENT_ERROR_BYTES` (@toolhost/contracts)',
+    },
+    {
+      id: 'parallel-calls',
+      value: MAX_PARALLEL_CALLS,
+      unit: 'count',
+      source: '`MAX_PARALLEL_CALLS` (@toolhost/boot)',
+    },
+    {
+      id: 'storm-threshold',
+      value: measuredStormThreshold(),
+      unit: 'batches',
+      source: '`createStormBreaker()` default, measured (@toolhost/boot)',
+    },
+  ];
+}
+
+function evidenceLimits(): ContractLimit[] {
+  const limit = (id: string, value: number, unit: ContractLimit['unit'], name: string): ContractLimit => ({
+    id,
+    value,
+    unit,
+    source: `\`${name}\` (@toolhost/read-evidence)`,
+  });
+  return [
+    limit('hash-limit', DEFAULT_HASH_LIMIT, 'bytes', 'DEFAULT_HASH_LIMIT'),
+    limit('content-limit', DEFAULT_CONTENT_LIMIT, 'bytes', 'DEFAULT_CONTENT_LIMIT'),
+    limit('content-budget', DEFAULT_CONTENT_BUDGET, 'bytes', 'DEFAULT_CONTENT_BUDGET'),
+    limit('window-lines', DEFAULT_WINDOW_LINES, 'lines', 'DEFAULT_WINDOW_LINES'),
+    limit('max-line-bytes', DEFAULT_MAX_LINE_BYTES, 'bytes', 'DEFAULT_MAX_LINE_BYTES'),
+    limit('max-window-bytes', DEFAULT_MAX_WINDOW_BYTES, 'bytes', 'DEFAULT_MAX_WINDOW_BYTES'),
+    limit('binary-sniff-bytes', BINARY_SNIFF_BYTES, 'bytes', 'BINARY_SNIFF_BYTES'),
+    limit('encoding-sample-bytes', ENCODING_SAMPLE_BYTES, 'bytes', 'ENCODING_SAMPLE_BYTES'),
+  ];
+}
