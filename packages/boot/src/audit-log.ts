@@ -1,9 +1,10 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** The event names, one per decision and step of a call (noun-verb). */
 export type AuditEventType =
   | 'host-created'
+  | 'host-restored'
   | 'batch-received'
   | 'call-received'
   | 'call-resolved'
@@ -62,6 +63,8 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   let callbackFailed = false;
   if (options.file) {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+    // Opened synchronously so a path that cannot be written fails here, not on the first event.
+    closeSync(openSync(options.file, 'a', 0o600));
     stream = createWriteStream(options.file, { flags: 'a', mode: 0o600 });
     stream.on('error', (error) => {
       streamError ??= error;

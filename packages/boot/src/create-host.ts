@@ -1,5 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { setMaxListeners } from 'node:events';
 import {
   type AnyToolDefinition,
@@ -35,8 +35,8 @@ import {
   fingerprintValue,
   type HostedTool,
 } from '@toolhost/provider-dialects';
-import { createObservationStore } from '@toolhost/read-evidence';
-import { type AuditEvent, createAuditLog } from './audit-log.js';
+import { createObservationStore, type ObservationStoreSnapshot } from '@toolhost/read-evidence';
+import { type AuditEvent, type AuditLog, createAuditLog } from './audit-log.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { createDispatchPipeline, type DispatchPipeline } from './dispatch-pipeline.js';
 import type {
@@ -93,6 +93,13 @@ export interface HostOptions {
    * reachable by name and as `tool:<name>`, never on the provider surface.
    */
   readonly tools?: readonly AnyToolDefinition[];
+  /**
+   * A snapshot of an earlier host over the same root ({@link Host.snapshot}): its file observations
+   * come back (re-validated by content on first use), so a resumed session need not re-read files.
+   * Stored results are found again in the state directory. A snapshot of another root or format is
+   * `CONFIG_INVALID`.
+   */
+  readonly restore?: HostSnapshot;
   /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
   readonly rgPath?: string | null;
 }
@@ -105,6 +112,24 @@ export type ProviderTools = CompiledTools & {
   /** 16 hex characters of SHA-256 of `JSON.stringify(tools)`. */
   readonly fingerprint: string;
 };
+
+/** The resumable state of a host ({@link Host.snapshot}). */
+export interface HostSnapshot {
+  readonly format: 'toolhost-host-v1';
+  /** The real project root it was taken over. */
+  readonly root: string;
+  readonly takenAt: string;
+  readonly surfaceFingerprint: string;
+  readonly observations: ObservationStoreSnapshot;
+  /** Stored (truncated) results, oldest first. */
+  readonly results: readonly {
+    readonly resultRef: string;
+    readonly callId: string;
+    readonly toolName: string;
+    readonly totalBytes: number;
+    readonly sha256: string;
+  }[];
+}
 
 /** A host: the frozen provider surface of one run policy and the dispatch pipeline. */
 export interface Host {
@@ -136,6 +161,11 @@ export interface Host {
   dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
   /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, results in order. */
   dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
+  /**
+   * The host's resumable state as plain JSON: the agent's file observations, the refs of stored
+   * results and the background jobs known now. Pass it as `restore` to a later host over the same root.
+   */
+  snapshot(): HostSnapshot;
   /** Cancels running calls, ends jobs and servers, flushes the audit log. Idempotent. */
   close(): Promise<void>;
 }
@@ -241,16 +271,6 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   const root = pathPolicy.roots[0] ?? rootInput;
 
-  const auditSetting = options.auditFile ?? config.audit;
-  const auditFile =
-    auditSetting === true
-      ? join(stateDir, 'audit.jsonl')
-      : typeof auditSetting === 'string'
-        ? resolve(root, auditSetting)
-        : undefined;
-  if (auditFile) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
-
   const hostController = new AbortController();
   // Every running call listens on the host signal; a busy host legitimately has many listeners.
   setMaxListeners(0, hostController.signal);
@@ -264,6 +284,25 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 
   const registry = createToolRegistry();
   const observations = createObservationStore();
+  const restored = options.restore;
+  if (restored !== undefined) {
+    if (
+      typeof restored !== 'object' ||
+      restored === null ||
+      restored.format !== 'toolhost-host-v1' ||
+      typeof restored.observations !== 'object' ||
+      !Array.isArray(restored.results)
+    ) {
+      throw configError('restore', 'expected a snapshot taken by Host.snapshot() (format toolhost-host-v1)');
+    }
+    if (restored.root !== root)
+      throw configError('restore', 'the snapshot was taken over another project root');
+    try {
+      observations.restore(restored.observations);
+    } catch (error) {
+      throw configError('restore', 'the snapshot holds invalid file observations', error);
+    }
+  }
   const builtins: AnyToolDefinition[] = [
     ...createFileTools({ pathPolicy, observations }),
     ...createDiscoveryTools({
@@ -328,6 +367,23 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }),
   );
 
+  const auditSetting = options.auditFile ?? config.audit;
+  const auditFile =
+    auditSetting === true
+      ? join(stateDir, 'audit.jsonl')
+      : typeof auditSetting === 'string'
+        ? resolve(root, auditSetting)
+        : undefined;
+  let audit: AuditLog;
+  try {
+    if (auditFile) mkdirSync(dirname(auditFile), { recursive: true, mode: 0o700 });
+    audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
+  } catch (error) {
+    await proxy.close();
+    resultStore.close();
+    throw configError('auditFile', 'the audit log cannot be created', error);
+  }
+
   pipeline = createDispatchPipeline({
     registry,
     validator: createArgumentValidator(),
@@ -379,6 +435,18 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     surfaceNames: [...surfaceNames],
     tools: registry.size,
   });
+  if (restored) {
+    const missing = restored.results.filter(
+      (entry) => !resultStore.get({ toolCallId: entry.callId, resultRef: entry.resultRef }).ok,
+    );
+    audit.emit('host-restored', {
+      takenAt: restored.takenAt,
+      observations: restored.observations.entries.length,
+      results: restored.results.length,
+      missingResults: missing.map((entry) => entry.resultRef),
+      surfaceChanged: restored.surfaceFingerprint !== fingerprint,
+    });
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -395,6 +463,20 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     modelTools: () => modelTools,
     surfaceFingerprint: () => fingerprint,
     providerTools,
+    snapshot: () => ({
+      format: 'toolhost-host-v1',
+      root,
+      takenAt: new Date().toISOString(),
+      surfaceFingerprint: fingerprint,
+      observations: observations.toJSON(),
+      results: resultStore.entries().map(({ resultRef, callId, toolName, totalBytes, sha256 }) => ({
+        resultRef,
+        callId,
+        toolName,
+        totalBytes,
+        sha256,
+      })),
+    }),
     dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
     dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
     close() {

@@ -66,6 +66,7 @@ export {
   createHost,
   type Host,
   type HostOptions,
+  type HostSnapshot,
   type ProviderTools,
   type ProviderToolsOptions,
 } from './create-host.js';

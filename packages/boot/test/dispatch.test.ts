@@ -202,7 +202,7 @@ describe('Host.dispatch', () => {
     });
     // At the moment of the report the write has already happened; nothing changes afterwards.
     assert.equal(readFileSync(join(root.dir, 'late.txt'), 'utf8'), 'landed');
-    assert.deepEqual(log.entries, ['stubborn:signalled', 'stubborn:wrote']);
+    assert.deepEqual(log.entries, ['stubborn:start', 'stubborn:signalled', 'stubborn:wrote']);
     assert.equal(result.error?.code, 'TIMEOUT');
     assert.match(
       result.output,

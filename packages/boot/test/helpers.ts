@@ -172,6 +172,7 @@ export function stubbornWriter(root: string, log: ToolLog): AnyToolDefinition {
     modelTool: { name: 'test_stubborn', description: 'Write slowly.', inputSchema: pathSchema },
     permission: { paths: (args) => [{ argument: 'path', path: args.path, access: 'write' }] },
     execute(args, context) {
+      log.entries.push('stubborn:start');
       return new Promise((resolve) => {
         context.signal.addEventListener('abort', () => {
           log.entries.push('stubborn:signalled');
