@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
-import fs from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import {
   compileGlobLines,
@@ -14,6 +14,12 @@ import {
 } from './discovery-ignore.js';
 import { compareNames, joinRealPath } from './discovery-paths.js';
 import type { GrepFile } from './grep-collector.js';
+import {
+  type FallbackWorkerConfig,
+  type FallbackWorkerReply,
+  type FileOutcome,
+  fallbackWorkerSource,
+} from './grep-fallback-worker.js';
 import { GREP_FILE_TYPES } from './grep-file-types.js';
 import { compileGrepRegex } from './grep-regex.js';
 import {
@@ -30,17 +36,20 @@ import {
 //   .git/info/exclude files, then the `type` globs, then the hidden rule; symbolic links are not
 //   followed; only regular files are searched; the search root itself is never filtered;
 // - binary files: a walked file with a NUL byte in its first 64 KiB is skipped, one with a later
-//   NUL is searched up to that line; a file named explicitly is searched with NULs as line breaks;
+//   NUL is searched up to that block; a file named explicitly is searched with NULs as line breaks;
 // - encodings: a UTF-8 BOM is dropped, UTF-16 with a BOM is decoded, anything else is read as UTF-8;
 // - lines: `\n` and `\r\n` end lines (ripgrep `--crlf`); without `multiline`, a match never spans
 //   lines; with it, matches that share a line form one match event, as ripgrep reports them.
-// Files are read a few at a time, but results are fed to the collector in walk order (sorted by
-// name), so a cut by the limit is deterministic.
+// The walk and the path policy run here; reading and matching run in a worker thread
+// (grep-fallback-worker.ts) that an abort terminates. Results are fed to the collector in walk order
+// (sorted by name), so a cut by the limit is deterministic.
 
-/** Files read concurrently; reads overlap with matching on the main thread. */
-const READ_CONCURRENCY = 8;
-/** ripgrep's binary detection looks at its first buffer (64 KiB) before searching. */
-const BINARY_SNIFF_BYTES = 64 * 1024;
+/** Files per request to the worker. */
+const BATCH_FILES = 32;
+/** Requests in flight; the walk runs ahead of the worker by at most this many batches. */
+const BATCHES_IN_FLIGHT = 4;
+/** Idle workers kept for the next search. */
+const MAX_IDLE_WORKERS = 2;
 
 interface FileFilter {
   readonly overrides: GitignoreMatcher;
@@ -49,21 +58,94 @@ interface FileFilter {
   readonly noIgnore: boolean;
 }
 
-type SearchEvent =
-  | { readonly kind: 'match'; readonly line: number; readonly texts: readonly string[] }
-  | { readonly kind: 'context'; readonly line: number; readonly text: string };
-
-type FileOutcome =
-  | { readonly kind: 'skipped' }
-  | { readonly kind: 'unreadable' }
-  | {
-      readonly kind: 'searched';
-      readonly path: string;
-      readonly events: readonly SearchEvent[];
-      readonly count: number;
-    };
-
 class Aborted extends Error {}
+
+let workerSource: string | undefined;
+const idleWorkers: Worker[] = [];
+
+function startWorker(source: string): Worker {
+  // `execArgv: []`: the worker runs plain JavaScript and needs none of the parent's loaders.
+  const worker = new Worker(source, { eval: true, execArgv: [] });
+  // An idle worker that fails or exits simply leaves the pool (sessions add their own listeners).
+  const drop = () => {
+    const index = idleWorkers.indexOf(worker);
+    if (index >= 0) idleWorkers.splice(index, 1);
+  };
+  worker.on('error', drop);
+  worker.on('exit', drop);
+  return worker;
+}
+
+/**
+ * One search's worker: taken from the idle pool (or started), referenced while in use so the
+ * process waits for it, and returned unreferenced, or terminated when the search was aborted or the
+ * worker failed (a terminated worker stops even inside a runaway regex).
+ */
+class WorkerSession {
+  private readonly worker: Worker;
+  private nextId = 0;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (outcomes: readonly FileOutcome[]) => void; reject: (error: Error) => void }
+  >();
+  private broken = false;
+
+  constructor(config: FallbackWorkerConfig) {
+    workerSource ??= fallbackWorkerSource();
+    this.worker = idleWorkers.pop() ?? startWorker(workerSource);
+    this.worker.ref();
+    this.worker.on('message', this.onMessage);
+    this.worker.on('error', this.onError);
+    this.worker.on('exit', this.onExit);
+    this.worker.postMessage(config);
+  }
+
+  search(files: ReadonlyArray<{ path: string; explicit: boolean }>): Promise<readonly FileOutcome[]> {
+    if (this.broken) return Promise.reject(new Aborted());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'search', id, files });
+    });
+  }
+
+  /** Stops the worker now; every waiting request fails. */
+  abort(): void {
+    this.fail(new Aborted());
+    void this.worker.terminate();
+  }
+
+  /** Returns the worker to the pool when it is healthy and idle, else terminates it. */
+  async close(): Promise<void> {
+    this.worker.off('message', this.onMessage);
+    this.worker.off('error', this.onError);
+    this.worker.off('exit', this.onExit);
+    if (!this.broken && this.waiting.size === 0 && idleWorkers.length < MAX_IDLE_WORKERS) {
+      this.worker.unref();
+      idleWorkers.push(this.worker);
+      return;
+    }
+    this.fail(new Aborted());
+    await this.worker.terminate();
+  }
+
+  private readonly onMessage = (reply: FallbackWorkerReply) => {
+    const waiter = this.waiting.get(reply.id);
+    if (waiter === undefined) return;
+    this.waiting.delete(reply.id);
+    waiter.resolve(reply.outcomes);
+  };
+
+  private readonly onError = (error: Error) => this.fail(error);
+
+  private readonly onExit = () => this.fail(new Error('the search worker stopped'));
+
+  private fail(error: Error): void {
+    this.broken = true;
+    for (const waiter of this.waiting.values()) waiter.reject(error);
+    this.waiting.clear();
+  }
+}
 
 /** Runs one search with the JS engine. Never throws for a search problem; see {@link GrepSearchOutcome}. */
 export async function runGrepFallback(search: GrepSearch): Promise<GrepSearchOutcome> {
@@ -72,18 +154,13 @@ export async function runGrepFallback(search: GrepSearch): Promise<GrepSearchOut
   let typeMatcher: ((name: string) => boolean) | undefined;
   if (search.type !== undefined) {
     const globs = Object.hasOwn(GREP_FILE_TYPES, search.type) ? GREP_FILE_TYPES[search.type] : undefined;
-    if (globs === undefined) {
-      return {
-        ok: false,
-        reason: 'type',
-        problem: 'unknown file type',
-      };
-    }
+    if (globs === undefined) return { ok: false, reason: 'type', problem: 'unknown file type' };
     typeMatcher = picomatch([...globs], GLOBSET_LIKE);
   }
   if (search.glob !== undefined && !isValidGlobLine(search.glob)) {
     return { ok: false, reason: 'glob', problem: 'the glob is not a valid glob pattern' };
   }
+  if (search.signal.aborted) return { ok: false, reason: 'aborted', problem: 'the search was stopped' };
   const filter: FileFilter = {
     overrides: compileGlobLines([
       ...(search.glob === undefined ? [] : [search.glob]),
@@ -93,29 +170,51 @@ export async function runGrepFallback(search: GrepSearch): Promise<GrepSearchOut
     includeHidden: search.includeHidden,
     noIgnore: search.noIgnore,
   };
-  const searcher = new FileSearcher(search, compiled.regex);
+  const session = new WorkerSession({
+    type: 'configure',
+    source: compiled.regex.source,
+    flags: compiled.regex.flags,
+    multiline: search.multiline,
+    mode: search.mode,
+    context: search.context,
+    // No file needs more events than the whole search may show.
+    perFileCap: search.collector.options.limit + 1,
+    maxFileBytes: GREP_MAX_FILE_BYTES,
+  });
+  const onAbort = () => session.abort();
+  search.signal.addEventListener('abort', onAbort, { once: true });
   let unreadable = 0;
-  const pending: Array<Promise<FileOutcome>> = [];
+  const pending: Array<Promise<readonly FileOutcome[]>> = [];
+  let stopped = false;
+  // Feeds the oldest batch's outcomes, in walk order.
+  const settle = async (): Promise<void> => {
+    const outcomes = await pending.shift()!;
+    if (search.signal.aborted) throw new Aborted();
+    for (const outcome of outcomes) {
+      if (outcome.kind === 'unreadable') unreadable += 1;
+      else if (outcome.kind === 'searched' && !feed(search, outcome)) {
+        stopped = true;
+        return;
+      }
+    }
+  };
   try {
     if (search.rootIsFile) {
-      const outcome = await searcher.searchFile(search.root, true);
-      if (outcome.kind === 'unreadable') unreadable += 1;
-      else if (outcome.kind === 'searched') feed(search, outcome);
+      pending.push(session.search([{ path: search.root, explicit: true }]));
+      await settle();
       return { ok: true, unreadable };
     }
-    let stopped = false;
-    const settle = async (): Promise<void> => {
-      const outcome = await pending.shift()!;
-      if (search.signal.aborted) throw new Aborted();
-      if (outcome.kind === 'unreadable') unreadable += 1;
-      else if (outcome.kind === 'searched' && !feed(search, outcome)) stopped = true;
-    };
     const walk = walkFiles(search, filter);
+    let batch: Array<{ path: string; explicit: boolean }> = [];
     for await (const file of walk) {
-      pending.push(searcher.searchFile(file, false));
-      if (pending.length >= READ_CONCURRENCY) await settle();
+      batch.push({ path: file, explicit: false });
+      if (batch.length < BATCH_FILES) continue;
+      pending.push(session.search(batch));
+      batch = [];
+      if (pending.length >= BATCHES_IN_FLIGHT) await settle();
       if (stopped) break;
     }
+    if (!stopped && batch.length > 0) pending.push(session.search(batch));
     while (pending.length > 0 && !stopped) await settle();
     unreadable += walk.unreadableDirectories();
     return { ok: true, unreadable };
@@ -125,9 +224,11 @@ export async function runGrepFallback(search: GrepSearch): Promise<GrepSearchOut
     }
     return { ok: false, reason: 'failed', problem: error instanceof Error ? error.message : String(error) };
   } finally {
-    // Reads still in flight after a stop or an abort never reject; wait for them so that no work
-    // outlives the call.
-    await Promise.all(pending);
+    search.signal.removeEventListener('abort', onAbort);
+    // Requests still in flight after a stop finish (or fail, after an abort) before the worker is
+    // returned, so no work outlives the call.
+    await Promise.allSettled(pending);
+    await session.close();
   }
 }
 
@@ -246,260 +347,4 @@ function includes(
   }
   if (!whitelisted && !filter.includeHidden && name.startsWith('.')) return false;
   return true;
-}
-
-/** Reads and searches single files. */
-class FileSearcher {
-  private readonly perFileCap: number;
-
-  constructor(
-    private readonly search: GrepSearch,
-    private readonly regex: RegExp,
-  ) {
-    // No file needs more events than the whole search may show.
-    this.perFileCap = search.collector.options.limit + 1;
-  }
-
-  async searchFile(path: string, explicit: boolean): Promise<FileOutcome> {
-    let buffer: Buffer;
-    try {
-      const read = await readForSearch(path, !explicit);
-      if (read === undefined) return { kind: 'skipped' };
-      buffer = read;
-    } catch {
-      return { kind: 'unreadable' };
-    }
-    if (this.search.signal.aborted) return { kind: 'skipped' };
-    let text = decode(buffer);
-    if (text === undefined) {
-      // Binary: a NUL byte without a UTF-16 byte order mark.
-      const nul = buffer.indexOf(0);
-      if (!explicit) {
-        if (nul < BINARY_SNIFF_BYTES) return { kind: 'skipped' };
-        // ripgrep's count printer reports nothing for a file it stopped at a NUL.
-        if (this.search.mode === 'count') return { kind: 'skipped' };
-        // ripgrep reads 64 KiB blocks and quits at the block holding the NUL, having searched the
-        // whole lines before it (block edges drift a little with the lines carried over; this
-        // takes them at multiples of 64 KiB).
-        const blockStart = nul - (nul % BINARY_SNIFF_BYTES);
-        text = buffer.toString('utf8', 0, buffer.lastIndexOf(0x0a, blockStart - 1) + 1);
-      } else {
-        text = buffer.toString('utf8');
-      }
-    }
-    const { events, count } = this.search.multiline
-      ? this.searchWhole(text)
-      : this.searchLines(text, explicit);
-    if (count === 0) return { kind: 'skipped' };
-    return { kind: 'searched', path, events, count };
-  }
-
-  private searchLines(text: string, explicit: boolean): { events: SearchEvent[]; count: number } {
-    const { regex } = this;
-    // Prefilter: a line match is also a match in the whole text (with `m`, ^ and $ hold at every line
-    // break), so a text without any match needs no line splitting.
-    if (!regex.test(text)) return { events: [], count: 0 };
-    const lines = splitLines(text);
-    const matches: number[] = [];
-    const wantAll = this.search.mode === 'count';
-    for (let index = 0; index < lines.length; index += 1) {
-      let subject = lines[index]!;
-      if (subject.endsWith('\r')) subject = subject.slice(0, -1);
-      const hit =
-        explicit && subject.includes('\u0000')
-          ? subject.split('\u0000').some((part) => regex.test(part))
-          : regex.test(subject);
-      if (!hit) continue;
-      matches.push(index);
-      if (this.search.mode === 'files_with_matches') break;
-      if (!wantAll && matches.length >= this.perFileCap) break;
-    }
-    return {
-      events: this.withContext(
-        lines,
-        matches.map((index) => [index, index]),
-      ),
-      count: matches.length,
-    };
-  }
-
-  private searchWhole(text: string): { events: SearchEvent[]; count: number } {
-    const regex = this.regex;
-    regex.lastIndex = 0;
-    const starts = lineStarts(text);
-    // A final line break ends the last line; the empty rest after it is not a line.
-    const lineCount = text.endsWith('\n') ? starts.length - 1 : starts.length;
-    const spans: Array<[number, number]> = [];
-    const wantAll = this.search.mode === 'count';
-    for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-      const start = match.index;
-      const end = start + match[0].length;
-      if (end === start) regex.lastIndex = end + (text.codePointAt(end)! > 0xffff ? 2 : 1);
-      const first = lineIndexOf(starts, start);
-      if (first >= lineCount) break;
-      // A match that ends with a line break does not reach into the next line.
-      const last = end > start ? lineIndexOf(starts, end - 1) : first;
-      const current = spans[spans.length - 1];
-      if (current !== undefined && first <= current[1]) {
-        current[1] = Math.max(current[1], last);
-      } else {
-        if (this.search.mode === 'files_with_matches' && spans.length > 0) break;
-        if (!wantAll && spans.length >= this.perFileCap) break;
-        spans.push([first, last]);
-      }
-      if (regex.lastIndex > text.length) break;
-    }
-    if (spans.length === 0) return { events: [], count: 0 };
-    return { events: this.withContext(splitLines(text), spans), count: spans.length };
-  }
-
-  /** Match events (0-based inclusive line spans) with their context lines, in line order. */
-  private withContext(
-    lines: readonly string[],
-    spans: ReadonlyArray<readonly [number, number]>,
-  ): SearchEvent[] {
-    if (this.search.mode !== 'content') return [];
-    const context = this.search.context;
-    const events: SearchEvent[] = [];
-    let emittedThrough = -1; // last line index emitted
-    let afterUntil = -1; // after-context of the previous match reaches this line index
-    const emitContext = (from: number, to: number) => {
-      for (let index = Math.max(from, emittedThrough + 1); index <= to; index += 1) {
-        events.push({ kind: 'context', line: index + 1, text: lines[index]! });
-        emittedThrough = index;
-      }
-    };
-    for (const [first, last] of spans) {
-      emitContext(emittedThrough + 1, Math.min(afterUntil, first - 1));
-      emitContext(first - context, first - 1);
-      events.push({ kind: 'match', line: first + 1, texts: lines.slice(first, last + 1) });
-      emittedThrough = Math.max(emittedThrough, last);
-      afterUntil = last + context;
-    }
-    emitContext(emittedThrough + 1, Math.min(afterUntil, lines.length - 1));
-    return events;
-  }
-}
-
-/**
- * Reads a regular file for searching: `undefined` when it is skipped (larger than the search reads,
- * or, when `sniff` is set, binary by its first 64 KiB, which then is all that was read).
- *
- * Hand-written with callback `fs` calls rather than `readFile` or a `FileHandle`: on a tree of
- * 8 700 files (this repository's node_modules) it halves the time of a full scan, because most
- * files fit in the first read and binaries are never read past it.
- */
-function readForSearch(path: string, sniff: boolean): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    fs.open(path, 'r', (openError, fd) => {
-      if (openError) {
-        reject(openError);
-        return;
-      }
-      const finish = (error: NodeJS.ErrnoException | null, value?: Buffer) =>
-        fs.close(fd, () => (error ? reject(error) : resolve(value)));
-      const head = headBuffers.pop() ?? Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
-      const release = () => {
-        if (headBuffers.length < MAX_SPARE_HEAD_BUFFERS) headBuffers.push(head);
-      };
-      fs.read(fd, head, 0, BINARY_SNIFF_BYTES, 0, (headError, headBytes) => {
-        if (headError) {
-          release();
-          return finish(headError);
-        }
-        const first = head.subarray(0, headBytes);
-        if (sniff && first.includes(0) && !hasUtf16Bom(first)) {
-          release();
-          return finish(null, undefined);
-        }
-        // A regular file reads short only at its end.
-        if (headBytes < BINARY_SNIFF_BYTES) {
-          const whole = Buffer.from(first);
-          release();
-          return finish(null, whole);
-        }
-        fs.fstat(fd, (statError, stats) => {
-          if (statError || stats.size > GREP_MAX_FILE_BYTES) {
-            release();
-            return finish(statError, undefined);
-          }
-          // One byte past the size: a file that grew is read on until its end.
-          let buffer = Buffer.allocUnsafe(Math.max(stats.size, headBytes) + 1);
-          first.copy(buffer);
-          release();
-          let filled = headBytes;
-          const step = () => {
-            if (filled === buffer.length) {
-              if (buffer.length > GREP_MAX_FILE_BYTES) {
-                finish(null, undefined);
-                return;
-              }
-              const grown = Buffer.allocUnsafe(buffer.length * 2);
-              buffer.copy(grown);
-              buffer = grown;
-            }
-            fs.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
-              if (readError) return finish(readError);
-              if (bytesRead === 0) return finish(null, buffer.subarray(0, filled));
-              filled += bytesRead;
-              step();
-            });
-          };
-          step();
-        });
-      });
-    });
-  });
-}
-
-// First-block buffers are reused: a full scan reads thousands of files, and a fresh 64 KiB buffer
-// per file was a large share of the garbage collector's work.
-const headBuffers: Buffer[] = [];
-const MAX_SPARE_HEAD_BUFFERS = 16;
-
-function hasUtf16Bom(bytes: Buffer): boolean {
-  return (
-    bytes.length >= 2 &&
-    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
-  );
-}
-
-/** Decodes file bytes as ripgrep does; `undefined` for binary data (a NUL byte, no UTF-16 BOM). */
-function decode(buffer: Buffer): string | undefined {
-  if (buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
-    return buffer.includes(0) ? undefined : buffer.toString('utf8', 3);
-  }
-  if (buffer.length >= 2 && buffer[0] === 0xff && buffer[1] === 0xfe) return buffer.toString('utf16le', 2);
-  if (buffer.length >= 2 && buffer[0] === 0xfe && buffer[1] === 0xff) {
-    const swapped = Buffer.from(buffer.subarray(2, buffer.length - (buffer.length % 2)));
-    swapped.swap16();
-    return swapped.toString('utf16le');
-  }
-  return buffer.includes(0) ? undefined : buffer.toString('utf8');
-}
-
-/** Lines without their `\n`; a final line break does not start another line. */
-function splitLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) {
-    starts.push(index + 1);
-  }
-  return starts;
-}
-
-function lineIndexOf(starts: readonly number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle]! <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }

@@ -437,6 +437,30 @@ describe('createGrepTool', () => {
       assert.equal(result.output.details?.engine, 'js');
     });
   });
+
+  describe('with the JS fallback and a runaway regex', () => {
+    it('stays responsive and stops on abort, because matching runs in a worker thread', async () => {
+      const tree = await makeTree({ 'evil.txt': `${'a'.repeat(64)}!\n` });
+      try {
+        const tools = toolsFor(tree.policy, { rgPath: null });
+        const controller = new AbortController();
+        // `(a+)+$` backtracks exponentially on 64 a's and a "!": it would never finish. The timer
+        // below can only fire if the main thread is free while the regex runs.
+        const pending = call(tools.grep, { pattern: '(a+)+$' }, controller.signal);
+        setTimeout(
+          () => controller.abort(new ToolhostError({ code: 'TIMEOUT', message: 'grep timed out' })),
+          300,
+        );
+        assert.equal(failure(await pending).code, 'TIMEOUT');
+        // The engine is usable again right away (a fresh worker).
+        assert.deepEqual(resultLines(okText(await call(tools.grep, { pattern: 'a{64}!' }))), [
+          `evil.txt:1: ${'a'.repeat(64)}!`,
+        ]);
+      } finally {
+        await tree.remove();
+      }
+    });
+  });
 });
 
 describe('createDiscoveryTools', () => {
