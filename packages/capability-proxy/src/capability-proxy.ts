@@ -15,6 +15,7 @@ import {
   type ToolProgress,
   type ToolResult,
   textResult,
+  toToolhostError,
 } from '@toolhost/contracts';
 import type {
   CapabilityAction,
@@ -854,6 +855,23 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     return { ok: true, arguments: checked.value.arguments };
   }
 
+  /** Asks the host; a callback that throws counts as a refusal (fail closed). */
+  async function ask(request: CapabilityAuthorizationRequest): Promise<CapabilityAuthorization> {
+    try {
+      return await options.authorize(request);
+    } catch (error) {
+      return {
+        allowed: false,
+        error: new ToolhostError({
+          code: 'PERMISSION_DENIED',
+          message: `the permission check for ${request.toolName} failed, so it is refused`,
+          details: { toolName: request.toolName, remoteDispatched: false },
+          cause: error,
+        }),
+      };
+    }
+  }
+
   async function ensureConnected(
     connection: McpConnection,
     id: string,
@@ -869,7 +887,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     // A connect already in progress was authorized by the call that started it.
     if (connection.status !== 'connecting') {
       const server = connection.server;
-      const decision = await options.authorize({
+      const decision = await ask({
         kind: 'mcp-connect',
         toolName: mcpPermissionName(server.name),
         server: server.name,
@@ -887,7 +905,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
         preview:
           server.transport === 'stdio'
             ? `start MCP server "${server.name}": ${[server.command, ...server.args].join(' ')}`
-            : `connect to MCP server "${server.name}" at ${server.url}`,
+            : `connect to MCP server "${server.name}" at ${withoutQuery(server.url ?? '')}`,
       });
       authorized.set(server.name, decision.allowed);
       if (!decision.allowed) return decision.error;
@@ -938,7 +956,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
       validated = checked.arguments;
     }
     const server = connection.server;
-    const decision = await options.authorize({
+    const decision = await ask({
       kind: 'mcp-tool',
       toolName: mcpPermissionName(server.name, live.name),
       server: server.name,
@@ -1127,12 +1145,16 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
             if (!options.dispatchTool) {
               return errorResult(unavailable('built-in tools cannot be dispatched in this context'));
             }
-            return options.dispatchTool(target.tool.name, args.arguments, {
-              callId: context.callId,
-              signal: context.signal,
-              capabilityId: target.id,
-              onProgress: context.onProgress,
-            });
+            try {
+              return await options.dispatchTool(target.tool.name, args.arguments, {
+                callId: context.callId,
+                signal: context.signal,
+                capabilityId: target.id,
+                onProgress: context.onProgress,
+              });
+            } catch (error) {
+              return errorResult(toToolhostError(error));
+            }
           }
           case 'session':
             return callSession(args.arguments);
@@ -1282,6 +1304,16 @@ let processValidator: ArgumentValidator | undefined;
 function sharedValidator(): ArgumentValidator {
   processValidator ??= createArgumentValidator();
   return processValidator;
+}
+
+/** A URL for a person's prompt: no user info, query or fragment (they may carry credentials). */
+function withoutQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return url.replace(/[?#].*$/, '');
+  }
 }
 
 function callRecipe(id: string, args: JsonObject): string {

@@ -84,8 +84,6 @@ export interface McpConnection {
   /** The stdio server's pid while it runs. */
   readonly pid: number | undefined;
   readonly transportUsed: McpTransportUsed | undefined;
-  /** How many processes this connection has started. */
-  readonly starts: number;
   /** The stderr log of a stdio server. */
   readonly logPath: string | undefined;
   /**
@@ -119,7 +117,6 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let lastError: string | undefined;
   let attempt: Promise<Result<readonly McpToolSchema[], ToolhostError>> | undefined;
   let attemptController: AbortController | undefined;
-  let starts = 0;
   let generation = 0;
   const logPath = options.stateDir ? join(options.stateDir, 'mcp-logs', `${server.slug}.log`) : undefined;
 
@@ -223,7 +220,6 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       }
       const [command, ...rest] = expanded;
       const cwd = rest.pop();
-      starts++;
       return ok(
         createStdioTransport({
           command: command!,
@@ -297,6 +293,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         details: { server: server.name, remoteDispatched: false },
         cause: error,
       });
+    }
+    if (stdio.exitDescription?.startsWith('could not be started')) {
+      return connectFailed(stdio.exitDescription, 'unreachable', error);
     }
     if (stdio.exitDescription) {
       return connectFailed(
@@ -425,9 +424,6 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     },
     get transportUsed() {
       return live?.kind;
-    },
-    get starts() {
-      return starts;
     },
     get logPath() {
       return server.transport === 'stdio' ? logPath : undefined;

@@ -202,10 +202,38 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   };
 
   let finished = false;
+  let finishRequested = false;
   function finish(): void {
     if (finished) return;
+    // Messages already read are delivered before the close, so an answer written just before the
+    // server exited still resolves its request.
+    if (inbox.length > 0 && !closed) {
+      finishRequested = true;
+      return;
+    }
     finished = true;
     transport.onclose?.();
+  }
+
+  // The SDK handles a notification in a microtask but a response at once: two messages read from
+  // one chunk (the last progress notification, then the answer) would be handled out of order and
+  // the notification dropped. Delivering one message per macrotask lets each finish first.
+  const inbox: JSONRPCMessage[] = [];
+  let draining = false;
+  function deliver(message: JSONRPCMessage): void {
+    inbox.push(message);
+    if (!draining) drain();
+  }
+  function drain(): void {
+    const message = inbox.shift();
+    if (message === undefined) {
+      draining = false;
+      if (finishRequested) finish();
+      return;
+    }
+    draining = true;
+    transport.onmessage?.(message);
+    setImmediate(drain);
   }
 
   async function waitForExit(ms: number): Promise<boolean> {
@@ -292,7 +320,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       }
       return;
     }
-    transport.onmessage?.(message);
+    deliver(message);
   }
 
   return transport;

@@ -32,6 +32,14 @@ describe('schemaCachePath', () => {
       /mcp-tool:fx\/bad-schema/,
       'a live tool with a broken schema is still offered',
     );
+    // Behaviour 24: a third-party schema that does not compile is not the model's fault: called unvalidated.
+    const unvalidated = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:fx/bad-schema',
+      arguments: { x: 1 },
+    });
+    assert.ok(unvalidated.ok, seen(unvalidated));
+    assert.equal(seen(unvalidated), 'bad-schema called without validation');
     await proxy.close();
     const parsed = parseMcpServers(mcpServers);
     assert.ok(parsed.ok);
