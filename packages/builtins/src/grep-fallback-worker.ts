@@ -6,8 +6,8 @@
 //
 // The worker's code is the function below, turned into source with `Function.prototype.toString`,
 // so it must be self-contained: no imports, no references to anything outside it (types are fine,
-// they are erased). Bundlers and tsx may wrap functions in esbuild's `__name` helper; the source
-// defines it.
+// they are erased). tsx and bundlers may rewrite it with esbuild's `__name` and `__require`
+// helpers; the source defines both.
 
 /** How the worker searches; sent once, before the first files. */
 export interface FallbackWorkerConfig {
@@ -57,6 +57,8 @@ export type FileOutcome =
 export function fallbackWorkerSource(): string {
   return [
     'var __name = (target, value) => Object.defineProperty(target, "name", { value, configurable: true });',
+    // An ESM bundle turns `require(...)` into esbuild's `__require(...)`; the worker has `require`.
+    'var __require = require;',
     `(${fallbackWorkerMain.toString()})();`,
   ].join('\n');
 }
