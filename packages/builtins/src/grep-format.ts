@@ -27,6 +27,15 @@ export interface FormattedGrep {
     readonly budgetReached: boolean;
     readonly linesCut: number;
     readonly unreadable: number;
+    /**
+     * What was shown, without file contents: `{ path, lineNumber }` per matching line (content),
+     * `{ path }` per file (files_with_matches), `{ path, count }` per file (count).
+     */
+    readonly results: ReadonlyArray<{
+      readonly path: string;
+      readonly lineNumber?: number;
+      readonly count?: number;
+    }>;
   };
 }
 
@@ -56,6 +65,7 @@ export function formatGrep(collector: GrepCollector, options: FormatGrepOptions)
   };
 
   const files = collector.sortedFiles();
+  const fileResults: Array<{ path: string; count?: number }> = [];
   outer: for (const [fileIndex, file] of files.entries()) {
     if (mode !== 'content') {
       const line = mode === 'count' ? `${file.displayPath}:${file.count}` : file.displayPath;
@@ -64,6 +74,9 @@ export function formatGrep(collector: GrepCollector, options: FormatGrepOptions)
         break;
       }
       lines.push(line);
+      fileResults.push(
+        mode === 'count' ? { path: file.displayPath, count: file.count } : { path: file.displayPath },
+      );
       shownFiles += 1;
       continue;
     }
@@ -107,6 +120,12 @@ export function formatGrep(collector: GrepCollector, options: FormatGrepOptions)
   }
   shownFiles = mode === 'content' ? new Set(meta.map((entry) => entry.file)).size : shownFiles;
   const linesCut = meta.filter((entry) => entry.cut).length;
+  const results =
+    mode === 'content'
+      ? meta
+          .filter((entry) => entry.match)
+          .map((entry) => ({ path: files[entry.file]!.displayPath, lineNumber: entry.line }))
+      : fileResults;
 
   const shown = mode === 'content' ? shownEvents.size : shownFiles;
   const unit = mode === 'content' ? 'matches' : 'files';
@@ -155,6 +174,7 @@ export function formatGrep(collector: GrepCollector, options: FormatGrepOptions)
       budgetReached,
       linesCut,
       unreadable: options.unreadable,
+      results,
     },
   };
 }

@@ -15,6 +15,12 @@ import { compareNames, comparePaths, joinRealPath } from './discovery-paths.js';
 import { fileSystemError, resolveDiscoveryTarget } from './discovery-policy.js';
 import { lsArgumentsSchema } from './discovery-schemas.generated.js';
 
+/**
+ * Directories `ls` leaves out (behaviour 18 of the harness notes), at any depth; the top-level ones
+ * are named in a notice, and each can still be listed by passing it as `path`. `.git` is never listed.
+ */
+const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.next']);
+
 /** Default entry limit of `ls`. */
 export const LS_DEFAULT_LIMIT = 200;
 /** The largest `limit` of `ls` (the schema's maximum). */
@@ -29,7 +35,7 @@ export interface LsToolOptions {
 
 const DESCRIPTION = [
   'List a directory: one entry per line, sorted by name; directories end in "/", files show their size, symbolic links show their target.',
-  '.git is never listed, nor are secret files (.env, keys).',
+  '.git is never listed, nor are secret files (.env, keys); node_modules and .next are left out (named in a notice; pass one as path to list it).',
   'recursive=true lists the whole tree below it, shallowest entries first, honouring .gitignore and skipping node_modules.',
   'Use this instead of ls or find in the shell. Independent ls, glob, grep and read_file calls should be issued together in the same turn: they run in parallel.',
 ].join(' ');
@@ -100,6 +106,11 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
           `[Entry limit reached: showing ${limit} entries${recursive ? ', the shallowest first' : ''}; more exist. Use a narrower path${raise}.]`,
         );
       }
+      if (listing.skipped.length > 0) {
+        notices.push(
+          `[Not listed: ${listing.skipped.join(', ')} (dependencies and build output); pass one as path to list it.]`,
+        );
+      }
       if (listing.protectedCount > 0) {
         notices.push(
           `[${listing.protectedCount} protected ${listing.protectedCount === 1 ? 'entry is' : 'entries are'} not shown (secret files).]`,
@@ -118,6 +129,7 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
         entries: lines.length,
         limitReached: listing.cut,
         protected: listing.protectedCount,
+        skipped: listing.skipped,
       });
     },
   });
@@ -127,6 +139,8 @@ class Listing {
   readonly entries: ListedEntry[] = [];
   cut = false;
   protectedCount = 0;
+  /** Dependency and build directories left out of the top level (named in a notice). */
+  readonly skipped: string[] = [];
   unreadable = 0;
 
   constructor(
@@ -142,6 +156,10 @@ class Listing {
     dirents.sort((left, right) => compareNames(left.name, right.name));
     for (const dirent of dirents) {
       if (dirent.name === '.git') continue;
+      if (dirent.isDirectory() && SKIPPED_DIRECTORIES.has(dirent.name)) {
+        this.skipped.push(`${dirent.name}/`);
+        continue;
+      }
       if (!(await this.add(dirent, this.root, ''))) return;
     }
   }
@@ -167,7 +185,11 @@ class Listing {
         const level = await loadIgnoreLevel(directory, parent, new Set(dirents.map((dirent) => dirent.name)));
         dirents.sort((left, right) => compareNames(left.name, right.name));
         for (const dirent of dirents) {
-          if (dirent.name === '.git' || dirent.name === 'node_modules') continue;
+          if (dirent.name === '.git') continue;
+          if (dirent.isDirectory() && SKIPPED_DIRECTORIES.has(dirent.name)) {
+            if (directory === this.root) this.skipped.push(`${dirent.name}/`);
+            continue;
+          }
           const absolute = joinRealPath(directory, dirent.name);
           if (matchIgnoreLevels(level, absolute, dirent.isDirectory()) === 'ignore') continue;
           if (!(await this.add(dirent, directory, relative))) return;

@@ -58,6 +58,13 @@ describe('createGrepTool', () => {
         ]);
         assert.ok(result.ok);
         assert.equal(result.output.details?.engine, engine.rgPath === null ? 'js' : 'ripgrep');
+        // Hosts get {path, lineNumber} per match without the file's text (20).
+        assert.deepEqual(result.output.details?.results, [
+          { path: 'src/a.ts', lineNumber: 1 },
+          { path: 'src/a.ts', lineNumber: 2 },
+          { path: 'src/d.py', lineNumber: 1 },
+          { path: 'src/nested/c.ts', lineNumber: 1 },
+        ]);
       });
 
       it('supports literal, ignore_case and glob (20)', async () => {
@@ -128,10 +135,13 @@ describe('createGrepTool', () => {
           resultLines(okText(await grep({ pattern: 'alpha', output_mode: 'files_with_matches' }))),
           ['src/a.ts', 'src/d.py', 'src/nested/c.ts'],
         );
-        assert.deepEqual(resultLines(okText(await grep({ pattern: 'alpha', output_mode: 'count' }))), [
-          'src/a.ts:2',
-          'src/d.py:1',
-          'src/nested/c.ts:1',
+        const counted = await grep({ pattern: 'alpha', output_mode: 'count' });
+        assert.deepEqual(resultLines(okText(counted)), ['src/a.ts:2', 'src/d.py:1', 'src/nested/c.ts:1']);
+        assert.ok(counted.ok);
+        assert.deepEqual(counted.output.details?.results, [
+          { path: 'src/a.ts', count: 2 },
+          { path: 'src/d.py', count: 1 },
+          { path: 'src/nested/c.ts', count: 1 },
         ]);
       });
 

@@ -19,7 +19,7 @@ async function listing(entries: Parameters<typeof makeTree>[0], args: Record<str
 }
 
 describe('createLsTool', () => {
-  it('lists entries sorted by name: directories end in "/", files show sizes, .git is hidden (18)', async () => {
+  it('lists entries sorted by name: directories end in "/", files show sizes; .git, node_modules and .next are hidden (18)', async () => {
     const { text } = await listing({
       'b.txt': 'x'.repeat(2048),
       'A.md': 'hello',
@@ -27,6 +27,7 @@ describe('createLsTool', () => {
       '.github/ci.yml': '',
       '.git/HEAD': 'ref',
       'node_modules/pkg/index.js': '',
+      '.next/cache/x': '',
       'Zeta/': '',
       'link.ts': { symlink: 'src/index.ts' },
     });
@@ -38,11 +39,20 @@ describe('createLsTool', () => {
         'A.md  5 B',
         'b.txt  2.0 KiB',
         'link.ts -> src/index.ts',
-        'node_modules/',
         'src/',
         'Zeta/',
+        '',
+        '[Not listed: .next/, node_modules/ (dependencies and build output); pass one as path to list it.]',
       ].join('\n'),
     );
+  });
+
+  it('lists node_modules itself when it is the path', async () => {
+    const { text } = await listing(
+      { 'node_modules/pkg/index.js': '', 'node_modules/.bin/': '' },
+      { path: 'node_modules' },
+    );
+    assert.equal(text, ['Directory: node_modules', '.bin/', 'pkg/'].join('\n'));
   });
 
   it('lists the tree breadth-first when recursive, honouring .gitignore and skipping node_modules and .git', async () => {
@@ -70,6 +80,8 @@ describe('createLsTool', () => {
         'src/a.ts  1 B',
         'src/deep/',
         'src/deep/b.ts  2 B',
+        '',
+        '[Not listed: node_modules/ (dependencies and build output); pass one as path to list it.]',
       ].join('\n'),
     );
   });
