@@ -31,3 +31,29 @@ export { createGrepTool, type GrepToolOptions } from './grep.js';
 export { findRipgrep } from './grep-ripgrep-path.js';
 export { createLsTool, type LsToolOptions } from './ls.js';
 export { createViewImageTool, type ViewImageToolOptions } from './view-image.js';
+export { createBashTool } from './bash.js';
+export { createShellTools } from './create-shell-tools.js';
+export { createJobKillTool } from './job-kill.js';
+export { createJobOutputTool } from './job-output.js';
+export { createBashOutputTool, createKillShellTool, createWaitTool } from './legacy-job-aliases.js';
+export { createPwshTool } from './pwsh.js';
+export type {
+  BashArguments,
+  BashOutputArguments,
+  JobKillArguments,
+  JobOutputArguments,
+  KillShellArguments,
+  PwshArguments,
+  WaitArguments,
+} from './shell-arguments.js';
+export { findPowerShellChainOperator, type PowerShellChainOperator } from './shell-powershell.js';
+export {
+  bashArgumentsSchema,
+  bashOutputArgumentsSchema,
+  jobKillArgumentsSchema,
+  jobOutputArgumentsSchema,
+  killShellArgumentsSchema,
+  pwshArgumentsSchema,
+  waitArgumentsSchema,
+} from './shell-schemas.generated.js';
+export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell-tools-options.js';

@@ -94,14 +94,14 @@ describe('createJobManager sandbox', () => {
     const { text, snapshot } = await runText(
       jobs,
       path.join(root, 'sub'),
-      [
+      `${[
         'echo inside > written.txt',
         'mkdir -p ../made/deeper && mv written.txt ../made/deeper/',
         "node -e \"require('fs').writeFileSync('../node.txt', 'n')\"",
         "python3 -c \"open('../python.txt', 'w').write('p')\"",
         'rm ../a.txt',
         writeAttempts(outside, tag),
-      ].join(' && ') + '; echo done',
+      ].join(' && ')}; echo done`,
     );
     assert.equal(snapshot.sandbox, 'workspace_write');
     assert.match(text, /attempts-finished/);

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { JobManager, StartJobOptions } from '@toolhost/jobs';
+import { processesMatching, resultText, shellFixture, uniqueTag, waitUntil } from './shell-helpers.js';
+
+describe('createBashTool', () => {
+  it('returns the merged output of a successful command with its facts (SH-1)', async (t) => {
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', {
+      command: 'echo out; echo err >&2; echo done',
+      description: 'Print things',
+    });
+    assert.ok(result.ok);
+    assert.equal(resultText(result), 'out\nerr\ndone');
+    const details = result.output.details!;
+    assert.equal(details.jobId, 'bash-1');
+    assert.equal(details.exitCode, 0);
+    assert.equal(details.workdir, '.');
+    assert.equal(details.truncated, false);
+    const empty = await shell.call('bash', { command: 'true' });
+    assert.ok(empty.ok);
+    assert.equal(resultText(empty), '(no output)');
+  });
+
+  it('reports a non-zero exit as COMMAND_FAILED that still carries all the output (behaviour 47, SH-2)', async (t) => {
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', { command: 'echo first; echo problem >&2; exit 3' });
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'COMMAND_FAILED');
+    assert.equal(result.error.details.exitCode, 3);
+    assert.match(result.error.toModelText(), /^COMMAND_FAILED: the command exited with code 3; /);
+    assert.equal(
+      result.output?.content[0]?.type === 'text' && result.output.content[0].text,
+      'first\nproblem',
+    );
+    assert.equal(result.output?.details?.exitCode, 3);
+  });
+
+  it('kills the whole tree on timeout and returns TIMEOUT with the output so far (behaviour 47, SH-3)', async (t) => {
+    const shell = shellFixture(t);
+    const tag = uniqueTag(t);
+    const result = await shell.call('bash', {
+      command: `echo started; setsid sleep ${tag} & (trap '' TERM; sleep ${tag}) & sleep ${tag}`,
+      timeout_ms: 700,
+    });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'TIMEOUT');
+    assert.match(result.error.message, /timed out \(> 700ms\) and its process tree was killed/);
+    assert.match(resultText(result), /\nstarted$/);
+    assert.deepEqual(
+      processesMatching(`sleep ${tag}`),
+      [],
+      'setsid and TERM-ignoring grandchildren are gone',
+    );
+  });
+
+  it('applies a 120 s foreground timeout by default and never more than 600 s (behaviour 47)', async (t) => {
+    const seen: StartJobOptions[] = [];
+    const shell = shellFixture(t);
+    const spy = new Proxy(shell.jobs, {
+      get(target, property, receiver) {
+        if (property === 'start') {
+          return (options: StartJobOptions) => {
+            seen.push(options);
+            return target.start(options);
+          };
+        }
+        return Reflect.get(target, property, receiver);
+      },
+    }) as JobManager;
+    const { createBashTool } = await import('../src/index.js');
+    const { createPathPolicy } = await import('@toolhost/path-policy');
+    const tool = createBashTool({
+      jobs: spy,
+      pathPolicy: createPathPolicy({ mode: 'current_project', root: shell.root }),
+      platform: 'posix',
+    });
+    const context = {
+      callId: 'c',
+      toolName: 'bash',
+      signal: new AbortController().signal,
+      invocation: { kind: 'direct' as const },
+    };
+    await tool.execute({ command: 'true' }, context);
+    await tool.execute({ command: 'true', timeout_ms: 600_000 }, context);
+    await tool.execute({ command: 'true', run_in_background: true, timeout_ms: 5 }, context);
+    assert.equal(seen[0]?.timeoutMs, 120_000);
+    assert.equal(seen[1]?.timeoutMs, 600_000);
+    assert.equal(seen[2]?.timeoutMs, undefined, 'timeout_ms does not apply to background runs');
+    assert.equal(seen[2]?.signal, undefined, 'a background job outlives the call');
+    const { formatDuration } = await import('../src/shell-format.js');
+    assert.equal(formatDuration(120_000), '2m0s');
+    assert.equal(formatDuration(90_500), '1m30.5s');
+    assert.equal(formatDuration(30_000), '30s');
+  });
+
+  it('stops the command when the call is cancelled (ABORTED)', async (t) => {
+    const shell = shellFixture(t);
+    const tag = uniqueTag(t);
+    const controller = new AbortController();
+    const pending = shell.call('bash', { command: `sleep ${tag}` }, controller.signal);
+    await waitUntil('the sleeper runs', () => processesMatching(`sleep ${tag}`).length === 1);
+    controller.abort();
+    const result = await pending;
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'ABORTED');
+    assert.deepEqual(processesMatching(`sleep ${tag}`), []);
+  });
+
+  it('starts a background job and returns its id at once (behaviour 38, SH-4)', async (t) => {
+    const shell = shellFixture(t);
+    const tag = uniqueTag(t);
+    const first = await shell.call('bash', { command: 'true' });
+    assert.ok(first.ok);
+    const result = await shell.call('bash', { command: `sleep ${tag}`, run_in_background: true });
+    assert.ok(result.ok);
+    assert.equal(
+      resultText(result),
+      'Started background job "bash-2". It keeps running across turns; read it with job_output(job_id="bash-2") or stop it with job_kill(job_id="bash-2").',
+    );
+    await waitUntil('the sleeper runs', () => processesMatching(`sleep ${tag}`).length === 1);
+    assert.equal(shell.jobs.get('bash-2')?.state, 'running');
+  });
+
+  it('returns when the main process exits even if a grandchild keeps stdout open (SH-5)', async (t) => {
+    const shell = shellFixture(t);
+    const tag = uniqueTag(t);
+    const result = await shell.call('bash', { command: `sleep ${tag} & echo main done` });
+    assert.ok(result.ok);
+    assert.equal(resultText(result), 'main done');
+    assert.deepEqual(processesMatching(`sleep ${tag}`), [], 'the left-behind grandchild ends with the job');
+  });
+
+  it('resolves workdir through the path policy and refuses escapes before spawning (SH-6)', async (t) => {
+    const shell = shellFixture(t);
+    mkdirSync(path.join(shell.root, 'pkg', 'sub'), { recursive: true });
+    writeFileSync(path.join(shell.root, 'file.txt'), '');
+    const inside = await shell.call('bash', { command: 'pwd', workdir: 'pkg/sub' });
+    assert.ok(inside.ok);
+    assert.equal(resultText(inside), path.join(shell.root, 'pkg', 'sub'));
+    assert.equal(inside.output.details?.workdir, 'pkg/sub');
+    const cases: Array<[string, string]> = [
+      ['..', 'PATH_OUTSIDE_ROOT'],
+      ['/etc', 'PATH_OUTSIDE_ROOT'],
+      ['missing', 'FS_NOT_FOUND'],
+      ['file.txt', 'NOT_A_DIRECTORY'],
+    ];
+    for (const [workdir, code] of cases) {
+      const result = await shell.call('bash', { command: 'touch spawned', workdir });
+      assert.ok(!result.ok, workdir);
+      assert.equal(result.error.code, code, workdir);
+    }
+    assert.equal(shell.jobs.list().length, 1, 'nothing was spawned for the refused calls');
+    assert.equal(existsSync(path.join(shell.root, 'spawned')), false);
+  });
+
+  it('bounds large output to a head and a tail and says how to read the rest (SH-1)', async (t) => {
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', { command: "seq -f '%07g' 1 500000" });
+    assert.ok(result.ok);
+    const text = resultText(result);
+    assert.ok(Buffer.byteLength(text) < 64 * 1024 + 600);
+    assert.ok(text.startsWith('0000001\n0000002\n'));
+    assert.ok(text.endsWith('0499999\n0500000'));
+    assert.equal(result.output.details?.truncated, true);
+    const recipe = /read a range with: (tail -c \+\d+ '[^']+' \| head -c 65536)/.exec(text);
+    assert.ok(recipe, 'the marker names a command that reads the omitted range');
+    const omitted = await shell.call('bash', { command: recipe[1]! });
+    assert.ok(omitted.ok);
+    const firstOmitted = Number(resultText(omitted).split('\n')[0]);
+    const lastShownHead = Number(text.split('\n[...')[0]!.trim().split('\n').at(-1));
+    assert.equal(firstOmitted, lastShownHead + 1, 'the recipe continues exactly where the head stops');
+  });
+
+  it('keeps secrets of the host environment out of env (JOB-ENV-2)', async (t) => {
+    process.env.SHELL_TEST_API_KEY = 'do-not-leak-this-value';
+    t.after(() => delete process.env.SHELL_TEST_API_KEY);
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', { command: 'env' });
+    assert.ok(result.ok);
+    assert.ok(!resultText(result).includes('do-not-leak-this-value'));
+    assert.match(resultText(result), /^PATH=/m);
+  });
+
+  it('runs inside the read_only sandbox, where writes fail and change nothing', async (t) => {
+    const shell = shellFixture(t, { mode: 'read_only' });
+    const result = await shell.call('bash', { command: 'echo x > created.txt' });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'COMMAND_FAILED');
+    assert.match(resultText(result), /Read-only file system/);
+    assert.equal(existsSync(path.join(shell.root, 'created.txt')), false);
+    assert.equal(result.error.details.exitCode, 1);
+  });
+
+  it('passes SANDBOX_UNAVAILABLE on and spawns nothing when the sandbox does not work', async (t) => {
+    const shell = shellFixture(t);
+    const bin = path.join(shell.root, 'fake-bwrap');
+    writeFileSync(bin, '#!/bin/sh\nexit 1\n');
+    chmodSync(bin, 0o755);
+    const { createJobManager } = await import('@toolhost/jobs');
+    const { createPathPolicy } = await import('@toolhost/path-policy');
+    const { createBashTool } = await import('../src/index.js');
+    const jobs = createJobManager({
+      sandbox: { mode: 'workspace_write', roots: [shell.root], bubblewrapPath: bin },
+    });
+    t.after(() => jobs.close());
+    const tool = createBashTool({
+      jobs,
+      pathPolicy: createPathPolicy({ mode: 'current_project', root: shell.root }),
+      platform: 'posix',
+    });
+    const result = await tool.execute(
+      { command: 'touch spawned' },
+      { callId: 'c', toolName: 'bash', signal: new AbortController().signal, invocation: { kind: 'direct' } },
+    );
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'SANDBOX_UNAVAILABLE');
+    assert.equal(existsSync(path.join(shell.root, 'spawned')), false);
+  });
+
+  it('declares the command as the permission subject and the workdir as its path', (t) => {
+    const shell = shellFixture(t);
+    const bash = shell.tools.get('bash')!;
+    const args = { command: 'git status --short', workdir: 'pkg', description: 'Show changes' };
+    assert.equal(bash.permission?.subject?.(args), 'git status --short');
+    assert.deepEqual(bash.permission?.paths?.(args), [{ argument: 'workdir', path: 'pkg', access: 'list' }]);
+    assert.equal(bash.permission?.preview?.(args), 'bash$ git status --short  # Show changes');
+  });
+});
