@@ -19,7 +19,7 @@ import {
   DEFAULT_SECRET_PATHS,
   type PathPolicy,
 } from '@toolhost/path-policy';
-import { createDiscoveryTools, createFileTools } from '@toolhost/builtins';
+import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
 import {
   type CapabilityAuthorization,
   type CapabilityAuthorizationRequest,
@@ -27,6 +27,7 @@ import {
   createCapabilityProxy,
   createResultStore,
 } from '@toolhost/capability-proxy';
+import { createJobManager, type JobManager } from '@toolhost/jobs';
 import {
   type CompiledTools,
   type CompileToolsOptions,
@@ -100,6 +101,8 @@ export interface HostOptions {
    * `CONFIG_INVALID`.
    */
   readonly restore?: HostSnapshot;
+  /** Let shell commands reach the network in a `workspace_write` run (never in `read_only`). Default false. */
+  readonly network?: boolean;
   /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
   readonly rgPath?: string | null;
 }
@@ -121,6 +124,17 @@ export interface HostSnapshot {
   readonly takenAt: string;
   readonly surfaceFingerprint: string;
   readonly observations: ObservationStoreSnapshot;
+  /** The background jobs the host knew (their processes end with the host; logs are not kept). */
+  readonly jobs: readonly {
+    readonly id: string;
+    readonly shell: string;
+    readonly label: string;
+    readonly background: boolean;
+    readonly state: string;
+    readonly exitCode?: number;
+    readonly startedAt: number;
+    readonly endedAt?: number;
+  }[];
   /** Stored (truncated) results, oldest first. */
   readonly results: readonly {
     readonly resultRef: string;
@@ -161,6 +175,12 @@ export interface Host {
   dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
   /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, results in order. */
   dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
+  /**
+   * What happened in the background since the last call, for the caller to put in the next turn
+   * (one note: "Background job updates since your last message: ..."), or `undefined`. Each job is
+   * announced once; after a restore, the first note also names the jobs of the previous session.
+   */
+  drainNotes(): string | undefined;
   /**
    * The host's resumable state as plain JSON: the agent's file observations, the refs of stored
    * results and the background jobs known now. Pass it as `restore` to a later host over the same root.
@@ -285,6 +305,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const registry = createToolRegistry();
   const observations = createObservationStore();
   const restored = options.restore;
+  let restoredJobsNote: string | undefined;
   if (restored !== undefined) {
     if (
       typeof restored !== 'object' ||
@@ -302,204 +323,273 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     } catch (error) {
       throw configError('restore', 'the snapshot holds invalid file observations', error);
     }
+    // Processes never survive their host: tell the model what became of the jobs it knew.
+    const previous = (restored.jobs ?? []).filter((job) => typeof job?.id === 'string');
+    if (previous.length > 0) {
+      restoredJobsNote = `Background jobs of the session before the restart are gone (their processes ended with the old host and their output is no longer readable): ${previous
+        .map(
+          (job) =>
+            `${job.id} (${String(job.label).slice(0, 80)}) — ${job.state === 'running' ? 'interrupted' : job.state}`,
+        )
+        .join('; ')}. Start a command again if its result is still needed.`;
+    }
   }
-  const builtins: AnyToolDefinition[] = [
-    ...createFileTools({ pathPolicy, observations }),
-    ...createDiscoveryTools({
-      pathPolicy,
-      ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
-    }),
-  ];
-  for (const tool of [...builtins, ...(options.tools ?? [])]) {
+  // Resources created from here on are released again if composing the host fails half-way.
+  const disposers: (() => unknown)[] = [];
+  try {
+    // Shell commands run as jobs inside the OS sandbox of this run (bubblewrap / Seatbelt), which
+    // makes the same promise as the path policy: the roots, the protected and the secret paths.
+    let jobs: JobManager;
     try {
-      registry.register(tool);
-    } catch (error) {
-      throw configError('tools', error instanceof Error ? error.message : String(error), error);
-    }
-  }
-
-  // Full bodies of truncated results, durable in the state directory so a resumed session finds them.
-  const resultStore = createResultStore({ dir: join(stateDir, 'results') });
-  let pipeline: DispatchPipeline | undefined;
-  // The catalog behind `tool:<name>`: listed tools that are not on the surface and that this run's
-  // sandbox does not refuse outright (a tool the model cannot use is a boundary it would argue with).
-  let catalog: readonly RegisteredTool[] = [];
-  let proxy: CapabilityProxy;
-  try {
-    proxy = createCapabilityProxy({
-      stateDir,
-      mcpServers: config.mcpServers,
-      catalog: () => catalog,
-      dispatchTool: (name, args, context) => (pipeline as DispatchPipeline).dispatchTool(name, args, context),
-      authorize: (request) => authorizeCapability(pipeline as DispatchPipeline, request, sandbox),
-      resultStore,
-      cwd: rootInput,
-    });
-  } catch (error) {
-    resultStore.close();
-    if (ToolhostError.isInstance(error)) throw error;
-    throw configError('mcpServers', error instanceof Error ? error.message : String(error), error);
-  }
-  registry.register(proxy.tool);
-
-  const surfaceTools: readonly RegisteredTool[] = Object.freeze(
-    selectSurface({ profile: surface, sandbox, platform, tools: registry.list({ visibility: 'all' }) }),
-  );
-  const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
-  const modelTools = deepFreeze(toModelTools(surfaceTools));
-  const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
-  const onSurface = new Set(surfaceNames);
-  catalog = Object.freeze(
-    registry.list().filter((tool) => {
-      const definition = tool.definition;
-      if (onSurface.has(tool.name) || tool.name === USE_CAPABILITY || definition.source === 'hosted')
-        return false;
-      return !sandboxDenial(
-        {
-          name: tool.name,
-          source: definition.source,
-          group: definition.group,
-          category: definition.category,
-          annotations: definition.annotations,
+      jobs = createJobManager({
+        sandbox: {
+          mode: sandbox,
+          roots: pathPolicy.roots,
+          protectedPaths: pathPolicy.protectedPatterns,
+          secretPaths: pathPolicy.secretPatterns,
+          network: options.network === true,
+          caseSensitive: pathPolicy.caseSensitive,
         },
-        sandbox,
-      );
-    }),
-  );
-
-  const auditSetting = options.auditFile ?? config.audit;
-  const auditFile =
-    auditSetting === true
-      ? join(stateDir, 'audit.jsonl')
-      : typeof auditSetting === 'string'
-        ? resolve(root, auditSetting)
-        : undefined;
-  let audit: AuditLog;
-  try {
-    if (auditFile) mkdirSync(dirname(auditFile), { recursive: true, mode: 0o700 });
-    audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
-  } catch (error) {
-    await proxy.close();
-    resultStore.close();
-    throw configError('auditFile', 'the audit log cannot be created', error);
-  }
-
-  pipeline = createDispatchPipeline({
-    registry,
-    validator: createArgumentValidator(),
-    sandbox,
-    approval,
-    platform,
-    rules,
-    pathPolicy,
-    approve: options.approve,
-    approvalTimeoutMs,
-    audit,
-    resultStore,
-    stormBreaker: createStormBreaker(),
-    hostSignal: hostController.signal,
-    capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
-    onStraggler(settled) {
-      stragglers.add(settled);
-      void settled.finally(() => stragglers.delete(settled));
-    },
-  });
-  const activePipeline = pipeline;
-  const hostedTools: HostedTool[] = registry
-    .list()
-    .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
-    .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
-  const compiled = new Map<string, ProviderTools>();
-  const providerTools = (dialect: DialectName, compileOptions: ProviderToolsOptions = {}): ProviderTools => {
-    const key = JSON.stringify([dialect, compileOptions]);
-    let surfaceFor = compiled.get(key);
-    if (!surfaceFor) {
-      const result = compileTools(modelTools, {
-        ...compileOptions,
-        dialect,
-        ...(hostedTools.length > 0 ? { hosted: hostedTools } : {}),
+        stateDir: join(stateDir, 'jobs'),
       });
-      surfaceFor = deepFreeze({ ...result, fingerprint: fingerprintValue(result.tools) });
-      compiled.set(key, surfaceFor);
+    } catch (error) {
+      throw configError('sandbox', error instanceof Error ? error.message : String(error), error);
     }
-    return surfaceFor;
-  };
+    disposers.push(() => jobs.close());
+    const builtins: AnyToolDefinition[] = [
+      ...createShellTools({ jobs, pathPolicy, platform }),
+      ...createFileTools({ pathPolicy, observations }),
+      ...createDiscoveryTools({
+        pathPolicy,
+        ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
+      }),
+    ];
+    for (const tool of [...builtins, ...(options.tools ?? [])]) {
+      try {
+        registry.register(tool);
+      } catch (error) {
+        throw configError('tools', error instanceof Error ? error.message : String(error), error);
+      }
+    }
 
-  audit.emit('host-created', {
-    root,
-    sandbox,
-    approval,
-    surface,
-    platform,
-    surfaceFingerprint: fingerprint,
-    surfaceNames: [...surfaceNames],
-    tools: registry.size,
-  });
-  if (restored) {
-    const missing = restored.results.filter(
-      (entry) => !resultStore.get({ toolCallId: entry.callId, resultRef: entry.resultRef }).ok,
+    // Full bodies of truncated results, durable in the state directory so a resumed session finds them.
+    const resultStore = createResultStore({ dir: join(stateDir, 'results') });
+    disposers.push(() => resultStore.close());
+    let pipeline: DispatchPipeline | undefined;
+    // The catalog behind `tool:<name>`: listed tools that are not on the surface and that this run's
+    // sandbox does not refuse outright (a tool the model cannot use is a boundary it would argue with).
+    let catalog: readonly RegisteredTool[] = [];
+    let proxy: CapabilityProxy;
+    try {
+      proxy = createCapabilityProxy({
+        stateDir,
+        mcpServers: config.mcpServers,
+        catalog: () => catalog,
+        dispatchTool: (name, args, context) =>
+          (pipeline as DispatchPipeline).dispatchTool(name, args, context),
+        authorize: (request) => authorizeCapability(pipeline as DispatchPipeline, request, sandbox),
+        resultStore,
+        cwd: rootInput,
+      });
+    } catch (error) {
+      if (ToolhostError.isInstance(error)) throw error;
+      throw configError('mcpServers', error instanceof Error ? error.message : String(error), error);
+    }
+    disposers.push(() => proxy.close());
+    registry.register(proxy.tool);
+
+    const surfaceTools: readonly RegisteredTool[] = Object.freeze(
+      selectSurface({ profile: surface, sandbox, platform, tools: registry.list({ visibility: 'all' }) }),
     );
-    audit.emit('host-restored', {
-      takenAt: restored.takenAt,
-      observations: restored.observations.entries.length,
-      results: restored.results.length,
-      missingResults: missing.map((entry) => entry.resultRef),
-      surfaceChanged: restored.surfaceFingerprint !== fingerprint,
-    });
-  }
+    const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
+    const modelTools = deepFreeze(toModelTools(surfaceTools));
+    const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
+    const onSurface = new Set(surfaceNames);
+    catalog = Object.freeze(
+      registry.list().filter((tool) => {
+        const definition = tool.definition;
+        if (onSurface.has(tool.name) || tool.name === USE_CAPABILITY || definition.source === 'hosted')
+          return false;
+        return !sandboxDenial(
+          {
+            name: tool.name,
+            source: definition.source,
+            group: definition.group,
+            category: definition.category,
+            annotations: definition.annotations,
+          },
+          sandbox,
+        );
+      }),
+    );
 
-  let closing: Promise<void> | undefined;
-  return {
-    root,
-    sandbox,
-    approval,
-    surface,
-    platform,
-    stateDir,
-    config,
-    registry,
-    pathPolicy,
-    surfaceNames: () => surfaceNames,
-    modelTools: () => modelTools,
-    surfaceFingerprint: () => fingerprint,
-    providerTools,
-    snapshot: () => ({
-      format: 'toolhost-host-v1',
+    const auditSetting = options.auditFile ?? config.audit;
+    const auditFile =
+      auditSetting === true
+        ? join(stateDir, 'audit.jsonl')
+        : typeof auditSetting === 'string'
+          ? resolve(root, auditSetting)
+          : undefined;
+    let audit: AuditLog;
+    try {
+      if (auditFile) mkdirSync(dirname(auditFile), { recursive: true, mode: 0o700 });
+      audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
+    } catch (error) {
+      throw configError('auditFile', 'the audit log cannot be created', error);
+    }
+
+    pipeline = createDispatchPipeline({
+      registry,
+      validator: createArgumentValidator(),
+      sandbox,
+      approval,
+      platform,
+      rules,
+      pathPolicy,
+      approve: options.approve,
+      approvalTimeoutMs,
+      audit,
+      resultStore,
+      stormBreaker: createStormBreaker(),
+      hostSignal: hostController.signal,
+      capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
+      onStraggler(settled) {
+        stragglers.add(settled);
+        void settled.finally(() => stragglers.delete(settled));
+      },
+    });
+    const activePipeline = pipeline;
+    const hostedTools: HostedTool[] = registry
+      .list()
+      .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
+      .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
+    const compiled = new Map<string, ProviderTools>();
+    const providerTools = (
+      dialect: DialectName,
+      compileOptions: ProviderToolsOptions = {},
+    ): ProviderTools => {
+      const key = JSON.stringify([dialect, compileOptions]);
+      let surfaceFor = compiled.get(key);
+      if (!surfaceFor) {
+        const result = compileTools(modelTools, {
+          ...compileOptions,
+          dialect,
+          ...(hostedTools.length > 0 ? { hosted: hostedTools } : {}),
+        });
+        surfaceFor = deepFreeze({ ...result, fingerprint: fingerprintValue(result.tools) });
+        compiled.set(key, surfaceFor);
+      }
+      return surfaceFor;
+    };
+
+    audit.emit('host-created', {
       root,
-      takenAt: new Date().toISOString(),
+      sandbox,
+      approval,
+      surface,
+      platform,
       surfaceFingerprint: fingerprint,
-      observations: observations.toJSON(),
-      results: resultStore.entries().map(({ resultRef, callId, toolName, totalBytes, sha256 }) => ({
-        resultRef,
-        callId,
-        toolName,
-        totalBytes,
-        sha256,
-      })),
-    }),
-    dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
-    dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
-    close() {
-      closing ??= (async () => {
-        hostController.abort(new ToolhostError({ code: 'ABORTED', message: 'the host is closing' }));
-        // Running calls end promptly once cancelled, except non-abortable ones, which are awaited so
-        // nothing lands after close() resolved.
-        await Promise.allSettled([...inflight]);
-        // Abortable handlers that did not settle within their grace promised to stop; wait a little more.
-        await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
-        const failures: unknown[] = [];
-        await proxy.close().catch((error: unknown) => failures.push(error));
-        try {
-          resultStore.close();
-        } catch (error) {
-          failures.push(error);
+      surfaceNames: [...surfaceNames],
+      tools: registry.size,
+    });
+    if (restored) {
+      const missing = restored.results.filter(
+        (entry) => !resultStore.get({ toolCallId: entry.callId, resultRef: entry.resultRef }).ok,
+      );
+      audit.emit('host-restored', {
+        takenAt: restored.takenAt,
+        observations: restored.observations.entries.length,
+        results: restored.results.length,
+        missingResults: missing.map((entry) => entry.resultRef),
+        surfaceChanged: restored.surfaceFingerprint !== fingerprint,
+      });
+    }
+
+    let closing: Promise<void> | undefined;
+    return {
+      root,
+      sandbox,
+      approval,
+      surface,
+      platform,
+      stateDir,
+      config,
+      registry,
+      pathPolicy,
+      surfaceNames: () => surfaceNames,
+      modelTools: () => modelTools,
+      surfaceFingerprint: () => fingerprint,
+      providerTools,
+      snapshot: () => ({
+        format: 'toolhost-host-v1',
+        root,
+        takenAt: new Date().toISOString(),
+        surfaceFingerprint: fingerprint,
+        observations: observations.toJSON(),
+        results: resultStore.entries().map(({ resultRef, callId, toolName, totalBytes, sha256 }) => ({
+          resultRef,
+          callId,
+          toolName,
+          totalBytes,
+          sha256,
+        })),
+        jobs: jobs.list().map(({ id, shell, label, background, state, exitCode, startedAt, endedAt }) => ({
+          id,
+          shell,
+          label,
+          background,
+          state,
+          ...(exitCode === undefined ? {} : { exitCode }),
+          startedAt,
+          ...(endedAt === undefined ? {} : { endedAt }),
+        })),
+      }),
+      drainNotes() {
+        const notes: string[] = [];
+        if (restoredJobsNote) {
+          notes.push(restoredJobsNote);
+          restoredJobsNote = undefined;
         }
-        audit.emit('host-closed', { ...(failures.length > 0 ? { failures: failures.map(String) } : {}) });
-        await audit.close();
-      })();
-      return closing;
-    },
-  };
+        const completed = jobs.drainCompletionNotes();
+        if (completed) notes.push(completed);
+        if (notes.length === 0) return undefined;
+        audit.emit('notes-drained', { notes: notes.length });
+        return notes.join('\n\n');
+      },
+      dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
+      dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
+      close() {
+        closing ??= (async () => {
+          hostController.abort(new ToolhostError({ code: 'ABORTED', message: 'the host is closing' }));
+          // Running calls end promptly once cancelled, except non-abortable ones, which are awaited so
+          // nothing lands after close() resolved.
+          await Promise.allSettled([...inflight]);
+          // Abortable handlers that did not settle within their grace promised to stop; wait a little more.
+          await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
+          const failures: unknown[] = [];
+          await proxy.close().catch((error: unknown) => failures.push(error));
+          await jobs.close().catch((error: unknown) => failures.push(error));
+          try {
+            resultStore.close();
+          } catch (error) {
+            failures.push(error);
+          }
+          audit.emit('host-closed', { ...(failures.length > 0 ? { failures: failures.map(String) } : {}) });
+          await audit.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    for (const dispose of disposers.reverse()) {
+      try {
+        await dispose();
+      } catch {
+        // the composition error is the one to report
+      }
+    }
+    throw error;
+  }
 }
 
 async function settleWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {

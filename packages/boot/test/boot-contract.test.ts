@@ -106,6 +106,93 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
     }
   }
 
+  const expected: Record<string, string[]> = {
+    'posix read_only lean': ['bash', 'job_kill', 'job_output', 'read_file', 'use_capability', 'view_image'],
+    'posix workspace_write lean': [
+      'bash',
+      'edit_file',
+      'job_kill',
+      'job_output',
+      'read_file',
+      'use_capability',
+      'view_image',
+      'write_file',
+    ],
+    'posix read_only full': [
+      'bash',
+      'glob',
+      'grep',
+      'job_kill',
+      'job_output',
+      'ls',
+      'read_file',
+      'use_capability',
+      'view_image',
+    ],
+    'posix workspace_write full': [
+      'bash',
+      'delete_range',
+      'edit_file',
+      'glob',
+      'grep',
+      'job_kill',
+      'job_output',
+      'ls',
+      'move_file',
+      'multi_edit',
+      'read_file',
+      'use_capability',
+      'view_image',
+      'write_file',
+    ],
+  };
+  for (const [key, names] of Object.entries(expected)) {
+    const [, sandbox, surface] = key.split(' ') as [string, 'read_only' | 'workspace_write', 'lean' | 'full'];
+    for (const platform of ['posix', 'windows'] as const) {
+      const want =
+        platform === 'posix' ? names : names.map((name) => (name === 'bash' ? 'pwsh' : name)).sort();
+      it(`offers exactly ${want.join(', ')} on ${platform}, ${sandbox}, ${surface} (reasonix behaviours 2-5, harness behaviour 3)`, async () => {
+        const h = await host({ platform, sandbox, surface });
+        assert.deepEqual([...h.surfaceNames()], want);
+        assert.deepEqual(
+          h.modelTools().map((tool) => tool.name),
+          want,
+        );
+        // Hidden legacy aliases and internal tools are registered (callable) but on no surface.
+        for (const hidden of ['bash_output', 'kill_shell', 'wait']) {
+          assert.ok(h.registry.get(hidden), `${hidden} is registered`);
+          assert.ok(!h.surfaceNames().includes(hidden));
+        }
+        assert.ok(!h.surfaceNames().includes('connect_tool_source'));
+      });
+    }
+  }
+
+  it('keeps danger_full_access surfaces equal to workspace_write ones', async () => {
+    for (const surface of ['lean', 'full'] as const) {
+      const a = await host({ sandbox: 'danger_full_access', surface });
+      const b = await host({ sandbox: 'workspace_write', surface });
+      assert.equal(JSON.stringify(a.modelTools()), JSON.stringify(b.modelTools()));
+    }
+  });
+
+  it('serialises the surface byte-identically across calls and hosts with the same options', async () => {
+    const a = await host({ surface: 'full' });
+    const b = await host({ surface: 'full' });
+    assert.equal(JSON.stringify(a.modelTools()), JSON.stringify(b.modelTools()));
+    assert.equal(a.surfaceFingerprint(), b.surfaceFingerprint());
+    assert.match(a.surfaceFingerprint(), /^[0-9a-f]{16}$/);
+    for (const dialect of DIALECT_NAMES) {
+      assert.equal(a.providerTools(dialect), a.providerTools(dialect), 'computed once');
+      assert.equal(
+        JSON.stringify(a.providerTools(dialect).tools),
+        JSON.stringify(b.providerTools(dialect).tools),
+      );
+    }
+    assert.notEqual((await host({ surface: 'lean' })).surfaceFingerprint(), a.surfaceFingerprint());
+    assert.ok(Object.isFrozen(a.modelTools()) && Object.isFrozen(a.providerTools('anthropic').tools));
+  });
+
   it('marks the read-only flags the scheduler relies on', async () => {
     const h = await host({ sandbox: 'workspace_write' });
     assert.equal(h.registry.get('read_file')?.definition.annotations.readOnly, true);
