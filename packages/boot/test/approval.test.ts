@@ -165,6 +165,18 @@ describe('Host approval', () => {
     assert.deepEqual(log.entries, ['unknown:ls']);
   });
 
+  it('never lets a rule or approval never turn a boundary refusal into anything else (harness behaviour 29)', async () => {
+    const h = await host({
+      approval: 'never',
+      config: { permissions: { allow: ['test_write'] } },
+      approve: () => true,
+    });
+    const result = await h.dispatch({ name: 'test_write', arguments: { path: 'a.txt' } });
+    assert.equal(result.error?.code, 'PERMISSION_DENIED');
+    assert.equal(result.permission?.source, 'sandbox');
+    assert.equal(existsSync(join(root.dir, 'a.txt')), false);
+  });
+
   it('lets an allow rule run a call that would otherwise ask', async () => {
     const h = await host({ config: { permissions: { allow: ['test_unknown'] } } });
     const result = await h.dispatch({ name: 'test_unknown', arguments: {} });

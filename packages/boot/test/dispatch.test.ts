@@ -365,6 +365,25 @@ describe('Host.dispatchBatch', () => {
     assert.ok(third.results.every((result) => !result.output.includes('[loop guard]')));
   });
 
+  it('shares one breaker between direct calls and use_capability (reasonix behaviour 30)', async () => {
+    const h = await host({ tools: [parallelReader(log)] });
+    const badCapability = () =>
+      h.dispatch({
+        name: 'use_capability',
+        arguments: { action: 'call', capability_id: 'tool:no_such_tool' },
+      });
+    assert.equal((await badCapability()).error?.code, 'CAPABILITY_RESOLUTION_FAILED');
+    assert.equal((await badCapability()).notice, undefined);
+    const third = await badCapability();
+    assert.match(third.notice ?? '', /^\[loop guard\] "use_capability" has now failed 3 times/);
+    // A successful proxy call resets the shared streak.
+    const ok = await h.dispatch({ name: 'tool:test_read', arguments: { path: 'x' } });
+    assert.equal(ok.status, 'ok');
+    assert.equal((await badCapability()).notice, undefined);
+    assert.equal((await badCapability()).notice, undefined);
+    assert.ok((await badCapability()).notice);
+  });
+
   it('counts a single dispatch as a batch of one and attaches the notice to its result', async () => {
     const h = await host({ tools: [parallelReader(log)] });
     const call = () => h.dispatch({ name: 'test_read', arguments: { path: 'missing-x' } });

@@ -119,6 +119,20 @@ describe('Host with MCP servers', () => {
     assert.equal((await allowed.dispatch(echo('y'))).status, 'ok');
   });
 
+  it('never asks for or calls an MCP tool with invalid arguments (reasonix behaviour 17)', async () => {
+    const sink = auditSink();
+    const h = await host({ trusted: true, onAudit: sink.onAudit });
+    const result = await h.dispatch({
+      name: 'use_capability',
+      arguments: { action: 'call', capability_id: 'mcp-tool:everything/echo', arguments: { message: 42 } },
+    });
+    assert.equal(result.error?.code, 'ARGUMENT_VALIDATION', result.output);
+    assert.match(result.output, /remote_dispatched=false/);
+    // Without a cached schema the server may be connected (after its own permission) to learn it;
+    // the tool itself is never authorized nor called.
+    assert.ok(!sink.events.some((event) => event.toolName === 'mcp__everything__echo'));
+  });
+
   it('stops a denied connect before any process starts (exact rule mcp_connect__<server>)', async () => {
     const children = childPids().length;
     const h = await host({ trusted: true, rules: { deny: ['mcp_connect__everything'] } });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createHost, type Host, type HostOptions } from '../src/index.js';
@@ -22,6 +22,22 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((created) => created.close()));
   root.cleanup();
 });
+
+/** Processes whose command line is `sleep <marker>` (Linux /proc; 1 elsewhere so the check is vacuous). */
+function sleepers(marker: string): number {
+  if (process.platform !== 'linux') return 1;
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() === `sleep ${marker}`)
+        count++;
+    } catch {
+      // ended while we looked
+    }
+  }
+  return count;
+}
 
 async function waitForJob(h: Host, id: string): Promise<string> {
   const result = await h.dispatch({
@@ -130,6 +146,21 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     });
     assert.equal(found.status, 'ok', found.output);
     assert.match(found.output, /needle\.txt/);
+  });
+
+  it('ends running jobs on close (no process left behind)', async () => {
+    const h = await createHost({ root: root.dir, config: false });
+    const started = await h.dispatch({
+      name: 'bash',
+      arguments: { command: 'sleep 61.25', run_in_background: true },
+    });
+    assert.equal(started.status, 'ok', started.output);
+    for (let attempt = 0; attempt < 1500 && sleepers('61.25') === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(sleepers('61.25') > 0, 'the job runs');
+    await h.close();
+    assert.equal(sleepers('61.25'), 0);
   });
 
   it('names the jobs of the previous session in the first note after a restore', async () => {
