@@ -76,8 +76,6 @@ export interface DispatchPipelineOptions {
   readonly stormBreaker: StormBreaker;
   /** Fires when the host closes: every running call is cancelled. */
   readonly hostSignal: AbortSignal;
-  /** Installation trust for a tool (configured MCP servers); see {@link PermissionToolFacts.trusted}. */
-  readonly trusted?: (tool: RegisteredTool) => boolean;
   /** Receives handler promises still running after their call was reported. */
   readonly onStraggler?: (settled: Promise<unknown>) => void;
   /** Whether a use_capability call with these arguments only reads (may share a parallel group). */
@@ -191,7 +189,7 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
     let tool: RegisteredTool | undefined;
     let via: 'exact' | 'alias' | 'shell_synonym' | 'capability' = 'exact';
     let rawArguments = call.arguments;
-    let callInvocation: ToolInvocation = invocation ?? { kind: 'direct' };
+    const callInvocation: ToolInvocation = invocation ?? { kind: 'direct' };
     const lookup = name ? registry.lookup(name) : undefined;
     if (lookup) {
       tool = lookup.tool;
@@ -199,15 +197,10 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
     } else if (SHELL_SYNONYMS.has(name) && shellName) {
       tool = registry.get(shellName);
       via = 'shell_synonym';
-    } else if (CAPABILITY_ID.test(name) && invocation === undefined) {
-      const proxy = registry.get(USE_CAPABILITY);
+    } else if (CAPABILITY_ID.test(name) && invocation === undefined && registry.has(USE_CAPABILITY)) {
+      // `tool:<name>`, `mcp-tool:...`, `session:tool_result` called as a name: the proxy resolves it.
       const parsed = parseArguments(rawArguments);
-      if (proxy && parsed.ok) {
-        tool = proxy;
-        via = 'capability';
-        rawArguments = { action: 'call', capability_id: name, arguments: parsed.value };
-      } else if (proxy) {
-        // The target's arguments are not JSON: report it against the name as called.
+      if (!parsed.ok) {
         const checked = options.validator.validate({
           toolName: name,
           source: 'dynamic',
@@ -215,16 +208,11 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
           arguments: rawArguments,
           invocation: { kind: 'capability', capabilityId: name },
         });
-        if (!checked.ok) return fail(checked.error, null);
-      } else if (name.startsWith('tool:')) {
-        // Without the proxy, `tool:<name>` still reaches listed tools directly.
-        const target = registry.lookup(name.slice(5));
-        if (target && !target.alias && target.tool.definition.visibility === 'listed') {
-          tool = target.tool;
-          via = 'capability';
-          callInvocation = { kind: 'capability', capabilityId: name };
-        }
+        return fail(checked.ok ? notFound(name, callId) : checked.error, null);
       }
+      tool = registry.get(USE_CAPABILITY);
+      via = 'capability';
+      rawArguments = { action: 'call', capability_id: name, arguments: parsed.value };
     }
     if (!tool) return fail(notFound(name, callId), null);
     audit.emit('call-resolved', { callId, toolName: tool.name, ok: true, via });
@@ -284,7 +272,6 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
         tool.name === USE_CAPABILITY
           ? { readOnly: true, destructive: false, openWorld: false }
           : definition.annotations,
-      trusted: options.trusted?.(tool) ?? false,
     };
   }
 

@@ -70,16 +70,12 @@ const PAGE_LIMIT = 16384;
  */
 export async function shapeResultText(options: ShapeResultOptions): Promise<ShapedResultText> {
   const maxBytes = options.maxBytes ?? MAX_MODEL_RESULT_BYTES;
-  const bytes = Buffer.from(options.text, 'utf8');
-  if (bytes.length <= maxBytes) {
-    return {
-      text: options.text,
-      truncated: false,
-      resultRef: null,
-      originalBytes: bytes.length,
-      keptBytes: bytes.length,
-    };
+  // Most results are small: count their bytes without copying them.
+  const size = Buffer.byteLength(options.text, 'utf8');
+  if (size <= maxBytes) {
+    return { text: options.text, truncated: false, resultRef: null, originalBytes: size, keptBytes: size };
   }
+  const bytes = Buffer.from(options.text, 'utf8');
   let stored: StoredResult | undefined;
   let storeError: string | undefined;
   if (options.store) {

@@ -268,6 +268,11 @@ describe('Host.dispatch', () => {
     const bad = await h.dispatch({ name: 'tool:test_read', arguments: {} });
     assert.equal(bad.error?.code, 'ARGUMENT_VALIDATION');
     assert.match(bad.output, /inside `arguments` of the use_capability call/);
+    const asText = await h.dispatch({ name: 'tool:test_read', arguments: '{"path":"y"}' });
+    assert.equal(asText.output, 'read y');
+    const notJson = await h.dispatch({ name: 'tool:test_read', arguments: '{"path":' });
+    assert.equal(notJson.error?.code, 'ARGUMENT_VALIDATION');
+    assert.match(notJson.output, /argument validation failed for "tool:test_read"[^\n]*\n- \/: json;/);
     const proxied = await h.dispatch({
       name: 'use_capability',
       arguments: { action: 'call', capability_id: 'tool:test_read', arguments: { path: '../x' } },
