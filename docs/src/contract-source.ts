@@ -18,6 +18,8 @@ import {
   type ErrorCodeInfo,
   MAX_ARGUMENT_ERROR_BYTES,
   MAX_ARGUMENT_VIOLATIONS,
+  createToolRegistry,
+  type RegisteredTool,
   type ToolRegistry,
 } from '@toolhost/contracts';
 import {
@@ -85,8 +87,9 @@ export interface LoadContractSourceOptions {
 
 /**
  * Loads the contract from the real composition: `createHost` from `@toolhost/boot` in
- * `workspace_write` with the `full` surface (its registry holds every built-in, listed and hidden,
- * plus `use_capability`), and one host per profile × sandbox × platform for the surface table, whose
+ * `workspace_write` with the `full` surface, on POSIX and on Windows (their registries, merged, hold
+ * every built-in of both platforms, listed and hidden, plus `use_capability`), and one host per
+ * profile × sandbox × platform for the surface table, whose
  * `tool:<name>` catalog is read from `use_capability(action="list")`. Every host runs on an empty
  * temporary project without a configuration file and is closed before this returns; the temporary
  * directory is removed. Throws when a host cannot be created (the documents cannot be rendered then).
@@ -95,7 +98,7 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
   const base = mkdtempSync(join(options.tempDir ?? tmpdir(), 'toolhost-docs-'));
   try {
     const surfaces: SurfaceListing[] = [];
-    let registry: ToolRegistry | undefined;
+    const registries: ToolRegistry[] = [];
     for (const profile of SURFACE_PROFILES) {
       for (const sandbox of SANDBOX_MODES) {
         for (const platform of HOST_PLATFORMS) {
@@ -109,9 +112,7 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
               surface: [...host.surfaceNames()].sort(),
               catalog: await listCatalog(host),
             });
-            if (profile === 'full' && sandbox === 'workspace_write' && platform === 'posix') {
-              registry = host.registry;
-            }
+            if (profile === 'full' && sandbox === 'workspace_write') registries.push(host.registry);
           } finally {
             await host.close();
           }
@@ -119,7 +120,7 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
       }
     }
     return {
-      registry: registry!,
+      registry: mergeRegistries(registries),
       errorCodes: ERROR_CODES,
       surfaces,
       limits: pipelineLimits(),
@@ -129,6 +130,39 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/**
+ * One registry holding the tools of every platform's host (POSIX registers `bash`, Windows `pwsh`;
+ * everything else is shared). A name whose description, schema or read-only flag differs between
+ * platforms cannot be one table row, so it throws naming the tool.
+ */
+function mergeRegistries(registries: readonly ToolRegistry[]): ToolRegistry {
+  const merged = createToolRegistry();
+  const seen = new Map<string, RegisteredTool>();
+  for (const registry of registries) {
+    for (const tool of registry.list({ visibility: 'all' })) {
+      const earlier = seen.get(tool.name);
+      if (!earlier) {
+        seen.set(tool.name, tool);
+        merged.register(tool.definition);
+        continue;
+      }
+      const same =
+        earlier.canonicalSchemaJson === tool.canonicalSchemaJson &&
+        earlier.definition.modelTool.description === tool.definition.modelTool.description &&
+        earlier.definition.visibility === tool.definition.visibility &&
+        JSON.stringify(earlier.definition.aliases ?? []) === JSON.stringify(tool.definition.aliases ?? []) &&
+        (earlier.definition.annotations.readOnly === true) ===
+          (tool.definition.annotations.readOnly === true);
+      if (!same) {
+        throw new Error(
+          `the tool "${tool.name}" differs between the POSIX and Windows hosts (description, schema, visibility, aliases or read-only flag); the contract documents one definition per name`,
+        );
+      }
+    }
+  }
+  return merged;
 }
 
 /** The `tool:<name>` entries of `use_capability(action="list")`, sorted. */

@@ -26,8 +26,8 @@ export const TOOL_DESCRIPTIONS_ZH: Readonly<Record<string, Translation>> = {
     zh: '用正则表达式（ripgrep 语法）搜索文件内容，得到 `path:line: text` 形式的行、匹配的文件列表或每个文件的匹配数。用它代替 shell 里的 grep、rg 或 find：结果有上限、按路径排序，跳过隐藏文件、被 .gitignore 忽略的文件、node_modules 和机密文件（.env、密钥），并且从不离开项目。多个相互独立的搜索（以及 ls/glob/read_file 调用）应在同一轮一起发出：它们会并行执行。可以用 `path`（一个目录或一个文件）、`glob`（"*.ts"）或 `type`（"py"）缩小范围；`context` 在匹配处前后附加若干行；`multiline` 允许一次匹配跨越多行。最多返回 `limit` 条结果（默认 200）；每一处截断都会在末尾的提示中说明，超过 500 个字符的行会被缩短。',
   },
   ls: {
-    en: 'List a directory: one entry per line, sorted by name; directories end in "/", files show their size, symbolic links show their target. .git is never listed, nor are secret files (.env, keys). recursive=true lists the whole tree below it, shallowest entries first, honouring .gitignore and skipping node_modules. Use this instead of ls or find in the shell. Independent ls, glob, grep and read_file calls should be issued together in the same turn: they run in parallel.',
-    zh: '列出一个目录：每行一个条目，按名称排序；目录以 "/" 结尾，文件显示大小，符号链接显示其指向的目标。从不列出 .git，也不列出机密文件（.env、密钥）。recursive=true 时列出其下的整棵树，浅层条目在前，遵守 .gitignore 并跳过 node_modules。用它代替 shell 里的 ls 或 find。相互独立的 ls、glob、grep 和 read_file 调用应在同一轮一起发出：它们会并行执行。',
+    en: 'List a directory: one entry per line, sorted by name; directories end in "/", files show their size, symbolic links show their target. .git is never listed, nor are secret files (.env, keys); node_modules and .next are left out (named in a notice; pass one as path to list it). recursive=true lists the whole tree below it, shallowest entries first, honouring .gitignore and skipping node_modules. Use this instead of ls or find in the shell. Independent ls, glob, grep and read_file calls should be issued together in the same turn: they run in parallel.',
+    zh: '列出一个目录：每行一个条目，按名称排序；目录以 "/" 结尾，文件显示大小，符号链接显示其指向的目标。从不列出 .git，也不列出机密文件（.env、密钥）；node_modules 和 .next 会被略去（并在提示中注明；把其中之一作为 path 传入即可列出它）。recursive=true 时列出其下的整棵树，浅层条目在前，遵守 .gitignore 并跳过 node_modules。用它代替 shell 里的 ls 或 find。相互独立的 ls、glob、grep 和 read_file 调用应在同一轮一起发出：它们会并行执行。',
   },
   read_file: {
     en: 'Read a bounded window of a text file, with 1-based line numbers ("  12→text"). Reading any window, even one line, observes the file\'s current version, which write_file, edit_file, multi_edit, delete_range and move_file require before they modify it; you do not need to read the whole file. offset is the number of lines to skip (offset=10 starts at line 11); limit defaults to 2000 lines. When more lines follow, a PARTIAL trailer names the offset to continue from. Binary files are refused. Issue independent reads in the same turn.',
@@ -56,6 +56,34 @@ export const TOOL_DESCRIPTIONS_ZH: Readonly<Record<string, Translation>> = {
   write_file: {
     en: 'Create a text file, or replace the whole content of one. A missing file is created (with its parent directories) without reading it first, and never overwrites a file someone else created meanwhile. Replacing an existing file requires a current observation: read any window of it with read_file first (or have modified it with a file tool since). The file keeps its encoding, BOM and line-ending style. For changes to part of a file prefer edit_file or multi_edit.',
     zh: '创建文本文件，或替换一个文件的全部内容。不存在的文件无需先读取即可创建（连同其父目录），而且绝不会覆盖别人在此期间创建的文件。替换已有文件要求有当前观察：先用 read_file 读取它的任意窗口（或在那之后已经用文件工具修改过它）。文件保留原有的编码、BOM 和换行风格。只改动文件的一部分时，优先使用 edit_file 或 multi_edit。',
+  },
+  bash: {
+    en: "Run a bash command and return its output (stdout and stderr merged, in order). Use it for builds, tests, git, package managers and other programs; read, search and edit files with the dedicated tools instead. Each call starts a fresh shell in workdir (default: the project root): cd and variables do not carry over. The command runs inside the session's sandbox, with no terminal and no stdin. Foreground commands time out after timeout_ms (default 2 minutes, at most 10); the command and everything it started are then killed. A non-zero exit is reported as an error that still includes the output. For servers, watchers and long builds use run_in_background=true: it returns a job id at once; read the output with job_output and stop it with job_kill.",
+    zh: '运行一条 bash 命令并返回其输出（stdout 与 stderr 按先后顺序合并）。用于构建、测试、git、包管理器及其他程序；读取、搜索和编辑文件请改用专用工具。每次调用都在 workdir（默认是项目根目录）中启动一个新的 shell：cd 和变量不会延续到下一次调用。命令在会话的沙箱中运行，没有终端，也没有 stdin。前台命令在 timeout_ms 之后超时（默认 2 分钟，最多 10 分钟），届时命令及其启动的所有进程都会被终止。非零退出会作为错误报告，但仍然附带输出。对服务器、监听程序和耗时较长的构建，请使用 run_in_background=true：它立即返回一个任务 id；用 job_output 读取输出，用 job_kill 停止它。',
+  },
+  pwsh: {
+    en: 'Run a PowerShell command on Windows and return its output (all streams merged, in order, as UTF-8). Use it for builds, tests, git, package managers and other programs; read, search and edit files with the dedicated tools instead. Each call starts an isolated PowerShell process (no profile) in workdir (default: the project root): Set-Location and variables do not carry over. There is no terminal and no stdin. Write commands that also work in Windows PowerShell 5.1: separate commands with ";" and run the next only on success with "if ($?) { ... }" (not && or ||). description is required. Foreground commands time out after timeout_ms (default 2 minutes, at most 10); the command and everything it started are then killed. A non-zero exit is reported as an error that still includes the output. For servers, watchers and long builds use run_in_background=true: it returns a pwsh-<n> job id at once; read the output with job_output and stop it with job_kill.',
+    zh: '在 Windows 上运行一条 PowerShell 命令并返回其输出（所有输出流按先后顺序合并，编码为 UTF-8）。用于构建、测试、git、包管理器及其他程序；读取、搜索和编辑文件请改用专用工具。每次调用都在 workdir（默认是项目根目录）中启动一个独立的 PowerShell 进程（不加载 profile）：Set-Location 和变量不会延续到下一次调用。没有终端，也没有 stdin。命令写法要同时兼容 Windows PowerShell 5.1：用 ";" 分隔命令，用 "if ($?) { ... }" 让下一条命令只在成功时运行（不要用 && 或 ||）。description 为必填。前台命令在 timeout_ms 之后超时（默认 2 分钟，最多 10 分钟），届时命令及其启动的所有进程都会被终止。非零退出会作为错误报告，但仍然附带输出。对服务器、监听程序和耗时较长的构建，请使用 run_in_background=true：它立即返回一个 pwsh-<n> 形式的任务 id；用 job_output 读取输出，用 job_kill 停止它。',
+  },
+  job_output: {
+    en: 'Read the new output of a background job (started with run_in_background=true) and its status. Returns only what the job printed since the previous job_output call for it, or "(no new output)", followed by a "[status: running|done|failed|killed|interrupted]" line. wait=true blocks until the job finishes or timeout_ms passes (default 30 s); a timeout leaves the job running. filter keeps only the new lines matching a regular expression.',
+    zh: '读取后台任务（以 run_in_background=true 启动）的新输出及其状态。只返回该任务自上一次对它调用 job_output 以来打印的内容，或 "(no new output)"，随后是一行 "[status: running|done|failed|killed|interrupted]"。wait=true 会阻塞，直到任务结束或超过 timeout_ms（默认 30 秒）；超时不会终止任务。filter 只保留与某个正则表达式匹配的新行。',
+  },
+  job_kill: {
+    en: 'Stop a background job and everything it started. Returns at once: the job is marked killed immediately and its processes are torn down in the background. Stopping a job that already finished, or an unknown id, is not an error.',
+    zh: '停止一个后台任务及其启动的所有进程。立即返回：任务马上被标记为 killed，其进程在后台清理。停止一个已经结束的任务或一个未知的 id 不算错误。',
+  },
+  bash_output: {
+    en: 'Legacy alias kept for old sessions; use job_output. Reads the new output of a background shell job.',
+    zh: '为旧会话保留的兼容别名；请改用 job_output。读取后台 shell 任务的新输出。',
+  },
+  kill_shell: {
+    en: 'Legacy alias kept for old sessions; use job_kill. Stops a background shell job.',
+    zh: '为旧会话保留的兼容别名；请改用 job_kill。停止一个后台 shell 任务。',
+  },
+  wait: {
+    en: 'Legacy alias kept for old sessions; use job_output with wait=true. Waits for background jobs to finish.',
+    zh: '为旧会话保留的兼容别名；请改用 wait=true 的 job_output。等待后台任务结束。',
   },
 };
 

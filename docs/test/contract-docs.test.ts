@@ -188,10 +188,23 @@ describe('checkContractDocs', () => {
       for (const name of listing.catalog)
         assert.ok(!listing.surface.includes(name), `${name} is not listed twice`);
       if (listing.sandbox === 'read_only') {
+        // Only read-only tools, and the shell group, whose commands run in the read-only OS sandbox.
         for (const name of [...listing.surface, ...listing.catalog]) {
-          assert.equal(readOnlyFlag(name), true, `${name} offered in a read_only run is read-only`);
+          const tool = source.registry
+            .list({ visibility: 'all' })
+            .find((candidate) => candidate.name === name)!;
+          assert.ok(
+            readOnlyFlag(name) || tool.definition.group === 'shell_builtins',
+            `${name} offered in a read_only run is read-only or a shell tool`,
+          );
         }
       }
+      const shells = listing.surface.filter((name) => name === 'bash' || name === 'pwsh');
+      assert.deepEqual(
+        shells,
+        [listing.platform === 'windows' ? 'pwsh' : 'bash'],
+        "one shell, the platform's",
+      );
     }
   });
 
