@@ -17,6 +17,7 @@ import {
   type ToolRegistry,
   toModelTools,
 } from '@toolhost/contracts';
+import { createHost } from '@toolhost/boot';
 import { DIALECT_NAMES, getDialect } from '@toolhost/provider-dialects';
 import {
   type CheckContractDocsInput,
@@ -205,6 +206,32 @@ describe('checkContractDocs', () => {
         [listing.platform === 'windows' ? 'pwsh' : 'bash'],
         "one shell, the platform's",
       );
+    }
+  });
+
+  it('quotes the argument error exactly as a real host prints it, in both languages', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolhost-docs-example-'));
+    try {
+      writeFileSync(join(root, 'a.txt'), 'one\n');
+      const host = await createHost({ root, config: false });
+      try {
+        const result = await host.dispatch({
+          id: 'c1',
+          name: 'read_file',
+          arguments: { path: 'a.txt', limit: 'x' },
+        });
+        assert.equal(result.error?.code, 'ARGUMENT_VALIDATION');
+        for (const file of [EN, ZH]) {
+          assert.ok(
+            files.documents[file]!.includes(`\`\`\`text\n${result.output}\n\`\`\``),
+            `docs/${file} quotes the current argument error:\n${result.output}`,
+          );
+        }
+      } finally {
+        await host.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
