@@ -397,9 +397,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
     disposers.push(() => proxy.close());
     registry.register(proxy.tool);
+    const surfaceCandidates = new Set([...builtins.map((tool) => tool.name), proxy.tool.name]);
 
     const surfaceTools: readonly RegisteredTool[] = Object.freeze(
-      selectSurface({ profile: surface, sandbox, platform, tools: registry.list({ visibility: 'all' }) }),
+      selectSurface({
+        profile: surface,
+        sandbox,
+        platform,
+        // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
+        tools: registry.list({ visibility: 'all' }).filter((tool) => surfaceCandidates.has(tool.name)),
+      }),
     );
     const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
     const modelTools = deepFreeze(toModelTools(surfaceTools));

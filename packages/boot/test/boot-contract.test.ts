@@ -3,7 +3,13 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { canonicalSchemaJson, type JsonObject } from '@toolhost/contracts';
 import { DIALECT_NAMES, type DialectName, getDialect } from '@toolhost/provider-dialects';
 import { createHost, type Host, type HostOptions } from '../src/index.js';
-import { tempRoot } from './helpers.js';
+import { tempRoot, thrower } from './helpers.js';
+
+const thrower2 = () => ({
+  ...thrower(),
+  name: 'test_throw2',
+  modelTool: { ...thrower().modelTool, name: 'test_throw2' },
+});
 
 let root: { dir: string; cleanup: () => void };
 const hosts: Host[] = [];
@@ -167,6 +173,13 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
       });
     }
   }
+
+  it('never puts extra tools on the surface, whatever their source', async () => {
+    const plain = await host({ surface: 'full' });
+    const extra = await host({ surface: 'full', tools: [{ ...thrower(), source: 'builtin' }, thrower2()] });
+    assert.deepEqual(extra.surfaceNames(), plain.surfaceNames());
+    assert.ok(extra.registry.get('test_throw'));
+  });
 
   it('keeps danger_full_access surfaces equal to workspace_write ones', async () => {
     for (const surface of ['lean', 'full'] as const) {
