@@ -90,7 +90,9 @@ export function newOutputBody(chunk: {
   }
   if (chunk.droppedLines) lines.push(`[... ${chunk.droppedLines} earlier matching lines dropped]`);
   const text = chunk.text.replace(/\n+$/, '');
-  lines.push(text.trim() === '' ? '(no new output)' : text);
+  if (text.trim() === '' && chunk.snapshot.logRemoved) {
+    lines.push('(no new output: the log of this job was deleted to keep old logs within their disk budget)');
+  } else lines.push(text.trim() === '' ? '(no new output)' : text);
   return lines.join('\n');
 }
 

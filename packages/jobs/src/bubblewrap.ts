@@ -8,7 +8,7 @@ export interface BubblewrapLayout {
   readonly mode: 'read_only' | 'workspace_write';
   /** Real absolute roots: read-only in `read_only`, writable in `workspace_write`. */
   readonly roots: readonly string[];
-  /** Protected, placeholder, secret and pinned paths (workspace_write only). */
+  /** Protected and pinned paths (used in workspace_write) and secrets (covered in both modes). */
   readonly protection?: Pick<ProtectedPathPlan, 'readOnly' | 'hidden' | 'pinned'>;
   /** Placeholders created for missing protected paths (already on disk when the sandbox starts). */
   readonly placeholders?: readonly string[];
@@ -24,7 +24,7 @@ export interface BubblewrapLayout {
 
 /**
  * The bubblewrap arguments for a layout, up to and including the `--` before the command
- * (requirements SB-LX-1..6).
+ * (requirements SB-2..SB-7).
  *
  * - Namespaces: all of them (user, pid, ipc, uts, cgroup, and net unless `network`), no further user
  *   namespaces inside (`--disable-userns`), every capability dropped, a new session (no terminal to
@@ -32,9 +32,9 @@ export interface BubblewrapLayout {
  *   The pid namespace also means that when the command exits, or the sandbox is killed, the kernel
  *   kills every process left inside it, including those that called `setsid`.
  * - Mounts: `/` read-only; a fresh `/dev` and `/proc`; a private, empty `/tmp`; the roots (read-only
- *   or writable); in `workspace_write` the pinned directories bound onto themselves, the protected
- *   paths and placeholders re-bound read-only, secret files covered by an empty file and secret
- *   directories by an empty read-only tmpfs; the state directory read-only.
+ *   or writable); in `workspace_write` the pinned directories bound onto themselves and the protected
+ *   paths and placeholders re-bound read-only; in both modes secret files covered by an empty file and
+ *   secret directories by an empty read-only tmpfs; the state directory read-only.
  */
 export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
   const args = [
@@ -51,18 +51,19 @@ export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
   const roots = [...new Set(layout.roots)].sort(byDepth);
   const bindRoot = layout.mode === 'workspace_write' ? '--bind' : '--ro-bind';
   for (const root of roots) args.push(bindRoot, root, root);
+  const protection = layout.protection;
   if (layout.mode === 'workspace_write') {
-    const protection = layout.protection;
     for (const directory of protection?.pinned ?? []) args.push('--bind', directory, directory);
     const readOnly = [...(protection?.readOnly ?? []), ...(layout.placeholders ?? [])].sort(byDepth);
     for (const target of readOnly) args.push('--ro-bind', target, target);
-    for (const secret of protection?.hidden ?? []) {
-      if (secret.kind === 'directory') args.push('--tmpfs', secret.path, '--remount-ro', secret.path);
-      else {
-        if (!layout.emptyFile)
-          throw new Error('bubblewrap layout: secret files need an empty placeholder file');
-        args.push('--ro-bind', layout.emptyFile, secret.path);
-      }
+  }
+  // Secrets are covered in both modes: read-only does not mean unreadable.
+  for (const secret of protection?.hidden ?? []) {
+    if (secret.kind === 'directory') args.push('--tmpfs', secret.path, '--remount-ro', secret.path);
+    else {
+      if (!layout.emptyFile)
+        throw new Error('bubblewrap layout: secret files need an empty placeholder file');
+      args.push('--ro-bind', layout.emptyFile, secret.path);
     }
   }
   args.push('--ro-bind', layout.stateDir, layout.stateDir);

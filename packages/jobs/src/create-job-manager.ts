@@ -73,6 +73,8 @@ export interface JobSnapshot {
   readonly outputBytes: number;
   /** The full log (mode 0600). */
   readonly logPath: string;
+  /** The log was deleted to keep finished logs within `maxRetainedLogBytes`; reads return nothing. */
+  readonly logRemoved?: boolean;
   readonly sandbox: SandboxMode;
   /** Notes about the run (for example a truncated protected-path walk). */
   readonly notes: readonly string[];
@@ -151,6 +153,11 @@ export interface JobManagerOptions {
   readonly maxLogBytes?: number | null;
   /** Finished jobs remembered (with their logs); the oldest are forgotten first. Default 256. */
   readonly maxRetainedJobs?: number;
+  /**
+   * Disk budget for the logs of finished jobs: past it, the oldest finished jobs' logs are deleted
+   * (the jobs stay known, with `logRemoved`). Default 4 GiB.
+   */
+  readonly maxRetainedLogBytes?: number;
   /** Which host variables jobs see besides the allowlist, and which to set. */
   readonly environment?: JobEnvironmentOptions;
   /** Shell executables. */
@@ -246,6 +253,8 @@ interface JobRecord {
   endedAt?: number;
   finalBytes?: number;
   cursor: number;
+  /** The log was deleted to keep finished logs within their disk budget. */
+  logRemoved?: boolean;
   /** Whether someone has read the final state (then no completion note is due). */
   reported: boolean;
   terminating?: Promise<unknown>;
@@ -259,6 +268,7 @@ const DEFAULTS = {
   killGraceMs: 2000,
   maxLogBytes: 2 * 1024 ** 3,
   maxRetainedJobs: 256,
+  maxRetainedLogBytes: 4 * 1024 ** 3,
 };
 
 /** Managers with running jobs, killed synchronously if the host process exits without closing them. */
@@ -286,7 +296,7 @@ function labelOf(command: string, label: string | undefined): string {
 
 /**
  * Creates a job manager: runs shell commands (bash, PowerShell) in their OS sandbox as jobs that
- * cannot hang the host, leak processes or escape the run's sandbox mode (requirements JOB-1..JOB-9).
+ * cannot hang the host, leak processes or escape the run's sandbox mode (requirements JOB-* and SB-* in REQUIREMENTS.md).
  *
  * Guarantees:
  * - each command gets stdin from `/dev/null` and its own process group and session; its stdout and
@@ -312,6 +322,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     killGraceMs: options.killGraceMs ?? DEFAULTS.killGraceMs,
     maxLogBytes: options.maxLogBytes === undefined ? DEFAULTS.maxLogBytes : options.maxLogBytes,
     maxRetainedJobs: options.maxRetainedJobs ?? DEFAULTS.maxRetainedJobs,
+    maxRetainedLogBytes: options.maxRetainedLogBytes ?? DEFAULTS.maxRetainedLogBytes,
   };
   for (const [name, value] of Object.entries(settings)) {
     if (value !== null && (!Number.isInteger(value) || value < (name === 'killGraceMs' ? 0 : 1))) {
@@ -371,6 +382,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       ...(job.endedAt !== undefined ? { endedAt: job.endedAt, durationMs: job.endedAt - job.startedAt } : {}),
       outputBytes,
       logPath: job.logPath,
+      ...(job.logRemoved ? { logRemoved: true } : {}),
       sandbox: sandbox.mode,
       notes: job.notes,
     };
@@ -417,10 +429,20 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   };
 
   const pruneFinished = () => {
-    const finished = [...jobs.values()].filter((job) => job.endedAt !== undefined && job.reported);
-    const excess =
-      [...jobs.values()].filter((job) => job.endedAt !== undefined).length - settings.maxRetainedJobs;
-    for (const job of finished.slice(0, Math.max(0, excess))) forget(job);
+    const finished = [...jobs.values()].filter((job) => job.finalBytes !== undefined);
+    const excess = finished.length - settings.maxRetainedJobs;
+    // Jobs whose final state was read go first; the rest only when the count demands it.
+    const order = [...finished.filter((job) => job.reported), ...finished.filter((job) => !job.reported)];
+    for (const job of order.slice(0, Math.max(0, excess))) forget(job);
+    let retained = 0;
+    for (const job of finished) if (!job.logRemoved && jobs.has(job.id)) retained += job.finalBytes!;
+    for (const job of order) {
+      if (retained <= settings.maxRetainedLogBytes) break;
+      if (job.logRemoved || !jobs.has(job.id)) continue;
+      rmSync(job.logPath, { force: true });
+      job.logRemoved = true;
+      retained -= job.finalBytes!;
+    }
   };
 
   const lookup = (id: string): JobRecord | undefined =>

@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 
 /**
  * Names that are protected under every root whatever the configuration: `.git` holds hooks and config
- * that run code, `.toolhost` holds the host's own state (requirement SB-PROT-1).
+ * that run code, `.toolhost` holds the host's own state (requirement SB-4).
  */
 export const ALWAYS_PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolhost']);
 
@@ -15,8 +15,11 @@ export const ALWAYS_PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', 
  */
 const DIRECTORY_NAMES = new Set(['.git', '.toolhost', '.hg', '.svn', 'node_modules', '.next']);
 
-/** Directories never descended into while looking for pattern matches (size, not safety: see README). */
-const SKIPPED_DIRECTORIES = new Set(['node_modules']);
+/**
+ * Directories never descended into while looking for pattern matches (size, not safety: see README).
+ * `.git` is protected as a whole in `workspace_write`; its object store holds no secret files.
+ */
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
 
 /** A protected path that does not exist yet and gets an empty read-only placeholder. */
 export interface MissingProtectedPath {
@@ -54,12 +57,15 @@ export interface PlanProtectedPathsOptions {
   readonly caseSensitive?: boolean;
   /** Directory entries visited at most per plan. Default 200 000. */
   readonly maxEntries?: number;
+  /** Include {@link ALWAYS_PROTECTED_NAMES} (and reserve them when missing). Default true. */
+  readonly includeAlwaysProtected?: boolean;
 }
 
 interface CompiledList {
   /** Root-anchored patterns that name one path (`/config/`, `/deploy/prod.key`). */
   readonly literalAnchored: Array<{ readonly path: string; readonly directory: boolean }>;
-  readonly matchers: Array<{ readonly regex: RegExp; readonly negated: boolean }>;
+  /** `basename`: the pattern names no directory (`.env`, `*.pem`, `.git/**`), so the entry's own name is matched. */
+  readonly matchers: Array<{ readonly regex: RegExp; readonly negated: boolean; readonly basename: boolean }>;
   readonly absolute: string[];
 }
 
@@ -99,22 +105,27 @@ function compileList(
     if (anchored && !negated && !GLOB_CHARACTERS.test(literal)) {
       compiled.literalAnchored.push({ path: literal, directory: literal !== body });
     }
+    // A pattern without a directory part matches an entry by its own name at any depth; the walk
+    // stops at a matched directory, so `name/**` needs only `name`. Matching the name alone is several
+    // times cheaper than matching `**/name` against every relative path.
+    const basename = !anchored && !literal.includes('/');
     compiled.matchers.push({
-      regex: picomatch.makeRe(anchored ? body : `**/${body}`, {
+      regex: picomatch.makeRe(basename ? literal : anchored ? body : `**/${body}`, {
         dot: true,
         nocase: !caseSensitive,
         windows: false,
       }),
       negated,
+      basename,
     });
   }
   return compiled;
 }
 
-function matches(list: CompiledList, relative: string): boolean {
+function matches(list: CompiledList, relative: string, name: string): boolean {
   for (let index = list.matchers.length - 1; index >= 0; index -= 1) {
     const entry = list.matchers[index]!;
-    if (entry.regex.test(relative)) return !entry.negated;
+    if (entry.regex.test(entry.basename ? name : relative)) return !entry.negated;
   }
   return false;
 }
@@ -144,7 +155,7 @@ function kindOf(target: string): 'directory' | 'file' | 'other' | undefined {
  * exception (last match wins), dotfiles match `*`. An absolute path inside a root is taken
  * literally (see {@link isAbsoluteLiteral}). Existing
  * matches are found by walking each root (symbolic links are not followed; `node_modules` is not
- * entered; the walk stops after `maxEntries` entries and reports `truncated`). A matched directory
+ * entered, nor `.git` below a root; the walk stops after `maxEntries` entries and reports `truncated`). A matched directory
  * is protected as a whole and not entered.
  *
  * Placeholders are planned for `.git` and `.toolhost` under every root, for anchored literal
@@ -153,8 +164,9 @@ function kindOf(target: string): 'directory' | 'file' | 'other' | undefined {
  */
 export function planProtectedPaths(options: PlanProtectedPathsOptions): ProtectedPathPlan {
   const caseSensitive = options.caseSensitive ?? true;
+  const always = options.includeAlwaysProtected === false ? [] : ALWAYS_PROTECTED_NAMES;
   const protectedList = compileList(
-    [...ALWAYS_PROTECTED_NAMES.map((name) => `${name}/**`), ...options.protectedPaths],
+    [...always.map((name) => `${name}/**`), ...options.protectedPaths],
     options.roots,
     caseSensitive,
   );
@@ -181,7 +193,7 @@ export function planProtectedPaths(options: PlanProtectedPathsOptions): Protecte
   };
 
   for (const root of roots) {
-    for (const name of ALWAYS_PROTECTED_NAMES) reserve(path.join(root, name), root, true);
+    for (const name of always) reserve(path.join(root, name), root, true);
     for (const literal of protectedList.literalAnchored) {
       reserve(path.join(root, ...literal.path.split('/')), root, literal.directory);
     }
@@ -209,11 +221,11 @@ export function planProtectedPaths(options: PlanProtectedPathsOptions): Protecte
       const relative = relativeDirectory ? `${relativeDirectory}/${entry.name}` : entry.name;
       const absolute = path.join(directory, entry.name);
       const isDirectory = entry.isDirectory();
-      if ((isDirectory || entry.isFile()) && matches(secretList, relative)) {
+      if ((isDirectory || entry.isFile()) && matches(secretList, relative, entry.name)) {
         hidden.set(absolute, isDirectory ? 'directory' : 'file');
         continue;
       }
-      if (matches(protectedList, relative)) {
+      if (matches(protectedList, relative, entry.name)) {
         readOnly.add(absolute);
         continue;
       }

@@ -141,7 +141,7 @@ function unavailable(message: string): { ok: false; error: JobError } {
 }
 
 /**
- * Creates the sandbox of a job manager (requirements SB-1..SB-5). `stateDir` holds the logs; it is
+ * Creates the sandbox of a job manager (requirements SB-1..SB-8). `stateDir` holds the logs; it is
  * bound read-only into the sandbox.
  */
 export function createSandbox(options: SandboxOptions, stateDir: string): Sandbox {
@@ -185,20 +185,26 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       stateDir,
       cwd,
     };
-    if (settings.mode === 'workspace_write') {
+    const writable = settings.mode === 'workspace_write';
+    // In read_only only the secrets matter (everything is read-only already): no walk for protected
+    // paths, no placeholders.
+    if (writable || settings.secretPaths.length > 0) {
       const plan = planProtectedPaths({
         roots: settings.roots,
-        protectedPaths: settings.protectedPaths,
+        protectedPaths: writable ? settings.protectedPaths : [],
         secretPaths: settings.secretPaths,
         caseSensitive: settings.caseSensitive,
+        includeAlwaysProtected: writable,
       });
       if (plan.truncated) {
         notes.push(
-          'the protected-path walk stopped at its entry budget; deeply nested matches may be writable',
+          'the protected-path walk stopped at its entry budget; deeply nested matches may be unprotected',
         );
       }
-      for (const missing of plan.missing) createPlaceholder(missing.path, missing.kind);
-      const placeholders = plan.missing.map((missing) => missing.path).filter((target) => existsSync(target));
+      if (writable) for (const missing of plan.missing) createPlaceholder(missing.path, missing.kind);
+      const placeholders = writable
+        ? plan.missing.map((missing) => missing.path).filter((target) => existsSync(target))
+        : [];
       layout = {
         ...layout,
         protection: plan,

@@ -93,7 +93,7 @@ function patternFilters(roots: readonly string[], patterns: readonly string[]): 
 }
 
 /**
- * Generates the macOS Seatbelt (SBPL) profile for a job (requirements SB-MAC-1..4): deny by default;
+ * Generates the macOS Seatbelt (SBPL) profile for a job (requirement SB-MAC-1): deny by default;
  * processes may fork and exec, read the whole file system (except secrets), and write only to
  * `/dev/null`-like devices, the job's private temporary directory and, in `workspace_write`, the
  * roots; protected paths are denied for writing by `literal` + `subpath` filters (or a regular

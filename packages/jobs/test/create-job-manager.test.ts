@@ -419,6 +419,24 @@ describe('createJobManager', () => {
     assert.deepEqual(readdirSync(path.join(stateDir, 'live')), []);
   });
 
+  it('keeps finished logs within their disk budget and forgets the oldest jobs past the count', async (t) => {
+    const root = tempDir(t);
+    const jobs = manager(t, 'danger_full_access', [root], { maxRetainedLogBytes: 1500, maxRetainedJobs: 3 });
+    for (let index = 0; index < 4; index++) await run(jobs, root, `head -c 600 /dev/zero | tr '\\0' x`);
+    assert.equal(jobs.get('bash-1'), undefined, 'the oldest job is forgotten past maxRetainedJobs');
+    const kept = ['bash-2', 'bash-3', 'bash-4'].map((id) => jobs.get(id)!);
+    assert.deepEqual(
+      kept.map((job) => job.logRemoved === true),
+      [true, false, false],
+      'the oldest log goes once the budget is exceeded',
+    );
+    assert.throws(() => statSync(kept[0]!.logPath));
+    assert.equal(kept[0]!.outputBytes, 600, 'the facts stay');
+    const read = await jobs.readNew('bash-2');
+    assert.ok(read.ok);
+    assert.equal(read.value.text, '');
+  });
+
   it('stops a job whose log outgrows maxLogBytes (reason output_limit)', async (t) => {
     const root = tempDir(t);
     const jobs = manager(t, 'danger_full_access', [root], { maxLogBytes: 1024 * 1024 });

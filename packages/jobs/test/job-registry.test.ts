@@ -132,6 +132,23 @@ describe('JobRegistry (through createJobManager)', () => {
     await waitUntil('the sandbox is gone', () => processesMatching(`sleep ${tag}`).length === 0);
   });
 
+  it('removes the placeholders of a crashed host on the next start (SB-8)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const host = await crashingHost(t, stateDir, root, 'workspace_write', `sleep ${tag}`);
+    assert.deepEqual(
+      readdirSync(root).sort(),
+      ['.git', '.toolhost'],
+      'placeholders exist while the host lives',
+    );
+    await crash(host);
+    await waitUntil('the sandbox is gone', () => processesMatching(`sleep ${tag}`).length === 0);
+    const jobs = createJobManager({ stateDir, sandbox: { mode: 'workspace_write', roots: [root] } });
+    t.after(() => jobs.close());
+    assert.deepEqual(readdirSync(root), []);
+  });
+
   it('kills the jobs of a host that exits without closing its manager (JOB-REG-3)', async (t) => {
     const root = tempDir(t);
     const stateDir = tempDir(t, 'jobs-state-');

@@ -215,6 +215,24 @@ describe('createJobManager sandbox', () => {
     assert.equal(readFileSync(path.join(root, 'free.txt'), 'utf8'), 'ok\n');
   });
 
+  it('hides secrets in read_only too (SB-5)', async (t) => {
+    const root = project(t);
+    writeFileSync(path.join(root, '.env'), 'TOKEN=read-only-secret\n');
+    writeFileSync(path.join(root, 'visible.txt'), 'public\n');
+    const jobs = manager(t, 'read_only', [root], {
+      sandbox: { mode: 'read_only', roots: [root], secretPaths: ['.env'] },
+    });
+    const { text } = await runText(jobs, root, 'cat .env; cat visible.txt; ls -a | grep -c "^.env$"');
+    assert.ok(!text.includes('read-only-secret'));
+    assert.match(text, /^public$/m);
+    assert.match(text, /^1$/m, 'the name stays, the content is gone');
+    assert.deepEqual(
+      readdirSync(root).sort(),
+      ['.env', '.git', 'a.txt', 'sub', 'visible.txt'],
+      'no placeholders in read_only',
+    );
+  });
+
   it('keeps the state directory read-only inside the sandbox (SB-7)', async (t) => {
     const root = project(t);
     const stateDir = path.join(root, '.toolhost', 'jobs');
