@@ -49,6 +49,7 @@ export interface CheckContractDocsInput {
 }
 
 const REGENERATE = `Run \`${GEN_COMMAND}\` and commit docs/.`;
+const REGENERATE_IF_DELIBERATE = `If the change is deliberate, run \`${GEN_COMMAND}\` and commit docs/.`;
 const FIX_IN_CODE = `Fix it in the tool's package (the documentation cannot), then run \`${GEN_COMMAND}\`.`;
 /** The command that re-runs this check. */
 export const TEST_COMMAND = 'pnpm --filter @toolhost/docs test';
@@ -350,7 +351,7 @@ function checkFingerprints(
       problems.push({
         check: 'fingerprint',
         file: spec.file,
-        message: `docs/${spec.file}: the schema of \`${tool.name}\` changed (documented fingerprint ${fingerprint}, registry ${tool.tool.schemaFingerprint}). If the change is deliberate, ${REGENERATE.charAt(0).toLowerCase()}${REGENERATE.slice(1)}`,
+        message: `docs/${spec.file}: the schema of \`${tool.name}\` changed (documented fingerprint ${fingerprint}, registry ${tool.tool.schemaFingerprint}). ${REGENERATE_IF_DELIBERATE}`,
       });
     }
   }
@@ -534,7 +535,7 @@ function checkSnapshots(
       problems.push({
         check: 'snapshot',
         file,
-        message: `docs/${file} differs from what the ${dialect} dialect compiles now (${describeSnapshotDifference(expected, committed)}). If the schema or description change is deliberate, ${REGENERATE.charAt(0).toLowerCase()}${REGENERATE.slice(1)}`,
+        message: `docs/${file} differs from what the ${dialect} dialect compiles now (${describeSnapshotDifference(expected, committed)}). ${REGENERATE_IF_DELIBERATE}`,
       });
     }
   }

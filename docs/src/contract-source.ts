@@ -34,9 +34,11 @@ import {
   EVIDENCE_ERROR_CODES,
 } from '@toolhost/read-evidence';
 
-/** The sandboxes, profiles and platforms the surface table covers, in table order. */
+/** The surface profiles the surface table covers, in table order. */
 export const SURFACE_PROFILES: readonly SurfaceProfile[] = ['lean', 'full'];
+/** The sandboxes the surface table covers, in table order. */
 export const SANDBOX_MODES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
+/** The platforms the surface table covers, in table order. */
 export const HOST_PLATFORMS: readonly HostPlatform[] = ['posix', 'windows'];
 
 /** What one run policy puts in front of the model. */

@@ -223,8 +223,7 @@ const LIMIT_LABELS: Readonly<Record<string, { readonly en: string; readonly zh: 
 };
 
 function formatBytes(bytes: number, language: DocLanguage): string {
-  const unit = language === 'en' ? 'bytes' : '字节';
-  const exact = language === 'en' ? `${bytes} ${unit}` : `${bytes} ${unit}`;
+  const exact = `${bytes} ${language === 'en' ? 'bytes' : '字节'}`;
   if (bytes >= 1024 && bytes % 1024 === 0) {
     const human = bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
     return language === 'en' ? `${human} (${exact})` : `${human}（${exact}）`;
