@@ -38,7 +38,7 @@ import {
 } from '@toolhost/provider-dialects';
 import { createObservationStore, type ObservationStoreSnapshot } from '@toolhost/read-evidence';
 import { type AuditEvent, type AuditLog, createAuditLog } from './audit-log.js';
-import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
+import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createDispatchPipeline, type DispatchPipeline } from './dispatch-pipeline.js';
 import type {
   ApproveCallback,
@@ -412,22 +412,15 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     const modelTools = deepFreeze(toModelTools(surfaceTools));
     const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
     const onSurface = new Set(surfaceNames);
+    // Every listed tool that is not on the surface stays reachable as `tool:<name>`, including the
+    // ones this run's sandbox refuses: called that way they get the same PERMISSION_DENIED as by name.
     catalog = Object.freeze(
-      registry.list().filter((tool) => {
-        const definition = tool.definition;
-        if (onSurface.has(tool.name) || tool.name === USE_CAPABILITY || definition.source === 'hosted')
-          return false;
-        return !sandboxDenial(
-          {
-            name: tool.name,
-            source: definition.source,
-            group: definition.group,
-            category: definition.category,
-            annotations: definition.annotations,
-          },
-          sandbox,
-        );
-      }),
+      registry
+        .list()
+        .filter(
+          (tool) =>
+            !onSurface.has(tool.name) && tool.name !== USE_CAPABILITY && tool.definition.source !== 'hosted',
+        ),
     );
 
     const auditSetting = options.auditFile ?? config.audit;

@@ -74,6 +74,38 @@ describe('Host.dispatch', () => {
     assert.equal(decided?.decision, 'deny');
   });
 
+  it('refuses the real write tools in read_only by name, alias-free proxy id or use_capability, on every surface', async () => {
+    writeFileSync(join(root.dir, 'keep.txt'), 'keep\n');
+    for (const surface of ['lean', 'full'] as const) {
+      const h = await host({ surface });
+      await h.dispatch({ name: 'read_file', arguments: { path: 'keep.txt' } });
+      const calls = [
+        { name: 'write_file', arguments: { path: 'keep.txt', content: 'changed' } },
+        { name: 'edit_file', arguments: { path: 'keep.txt', old_string: 'keep', new_string: 'x' } },
+        {
+          name: 'tool:multi_edit',
+          arguments: { path: 'keep.txt', edits: [{ old_string: 'keep', new_string: 'x' }] },
+        },
+        {
+          name: 'use_capability',
+          arguments: {
+            action: 'call',
+            capability_id: 'tool:move_file',
+            arguments: { source: 'keep.txt', destination: 'moved.txt' },
+          },
+        },
+        { name: 'delete_range', arguments: { path: 'keep.txt', start_anchor: 'keep', end_anchor: 'keep' } },
+      ];
+      for (const call of calls) {
+        const result = await h.dispatch(call);
+        assert.equal(result.error?.code, 'PERMISSION_DENIED', `${surface} ${call.name}: ${result.output}`);
+        assert.match(result.output, /sandbox read_only/);
+      }
+      assert.equal(readFileSync(join(root.dir, 'keep.txt'), 'utf8'), 'keep\n');
+      assert.equal(existsSync(join(root.dir, 'moved.txt')), false);
+    }
+  });
+
   it('refuses the same write in read_only even when the path is outside the root (sandbox first)', async () => {
     const h = await host({ tools: [sequentialWriter(root.dir, log)] });
     const result = await h.dispatch({ name: 'test_write', arguments: { path: '../outside.txt' } });
