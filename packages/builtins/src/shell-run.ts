@@ -186,6 +186,10 @@ export async function runShellCall(
           }),
         );
       }
+      // The host's own reason (for example its TIMEOUT) wins over a generic cancellation.
+      if (snapshot.endReason === 'aborted' && ToolhostError.isInstance(context.signal.reason)) {
+        return withOutput(context.signal.reason);
+      }
       return withOutput(
         new ToolhostError({
           code: 'ABORTED',

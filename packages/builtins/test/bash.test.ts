@@ -39,7 +39,7 @@ describe('createBashTool', () => {
     assert.equal(result.output?.details?.exitCode, 3);
   });
 
-  it('kills the whole tree on timeout and returns TIMEOUT with the output so far (behaviour 47, SH-3)', async (t) => {
+  it('kills the whole tree on timeout and returns TIMEOUT with the output so far (behaviour 47, harness 34, SH-3)', async (t) => {
     const shell = shellFixture(t);
     const tag = uniqueTag(t);
     const result = await shell.call('bash', {
@@ -175,14 +175,22 @@ describe('createBashTool', () => {
     assert.equal(firstOmitted, lastShownHead + 1, 'the recipe continues exactly where the head stops');
   });
 
-  it('keeps secrets of the host environment out of env (JOB-ENV-2)', async (t) => {
-    process.env.SHELL_TEST_API_KEY = 'do-not-leak-this-value';
-    t.after(() => delete process.env.SHELL_TEST_API_KEY);
-    const shell = shellFixture(t);
-    const result = await shell.call('bash', { command: 'env' });
-    assert.ok(result.ok);
-    assert.ok(!resultText(result).includes('do-not-leak-this-value'));
-    assert.match(resultText(result), /^PATH=/m);
+  it('keeps secrets of the host environment out of env and printenv (harness 34, JOB-ENV-2)', async (t) => {
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-do-not-leak-this-value';
+    process.env.SHELL_TEST_API_KEY = 'do-not-leak-this-value-either';
+    t.after(() => {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+      delete process.env.SHELL_TEST_API_KEY;
+    });
+    for (const mode of ['danger_full_access', 'read_only'] as const) {
+      const shell = shellFixture(t, { mode });
+      const result = await shell.call('bash', { command: 'env; printenv OPENAI_API_KEY; echo end' });
+      assert.ok(result.ok, mode);
+      assert.ok(!resultText(result).includes('do-not-leak'), mode);
+      assert.match(resultText(result), /^PATH=/m);
+    }
   });
 
   it('runs inside the read_only sandbox, where writes fail and change nothing', async (t) => {
@@ -195,7 +203,7 @@ describe('createBashTool', () => {
     assert.equal(result.error.details.exitCode, 1);
   });
 
-  it('passes SANDBOX_UNAVAILABLE on and spawns nothing when the sandbox does not work', async (t) => {
+  it('passes SANDBOX_UNAVAILABLE on and spawns nothing when the sandbox does not work (harness 35)', async (t) => {
     const shell = shellFixture(t);
     const bin = path.join(shell.root, 'fake-bwrap');
     writeFileSync(bin, '#!/bin/sh\nexit 1\n');
