@@ -197,6 +197,41 @@ describe('Host.dispatch', () => {
     assert.deepEqual(log.entries, ['mcp__srv__weird:ran']);
   });
 
+  it("fails closed when a tool's permission inputs throw, and reports a malformed result as EXECUTION_ERROR", async () => {
+    const broken = {
+      ...parallelReader(log),
+      name: 'test_paths_throw',
+      modelTool: { ...parallelReader(log).modelTool, name: 'test_paths_throw' },
+      permission: {
+        paths: () => {
+          throw new Error('bug');
+        },
+      },
+    };
+    const malformed = {
+      ...thrower(),
+      name: 'test_malformed',
+      modelTool: { ...thrower().modelTool, name: 'test_malformed' },
+      execute: async () => ({ ok: true }) as never,
+    };
+    const hosted = {
+      ...thrower(),
+      name: 'test_hosted',
+      source: 'hosted' as const,
+      modelTool: { ...thrower().modelTool, name: 'test_hosted' },
+    };
+    const h = await host({ tools: [broken, malformed, hosted] });
+    const paths = await h.dispatch({ name: 'test_paths_throw', arguments: { path: 'x' } });
+    assert.equal(paths.error?.code, 'HOST_CONFIGURATION');
+    assert.deepEqual(log.entries, []);
+    const bad = await h.dispatch({ name: 'test_malformed' });
+    assert.equal(bad.error?.code, 'EXECUTION_ERROR');
+    assert.match(bad.output, /returned a malformed result/);
+    const provider = await h.dispatch({ name: 'test_hosted' });
+    assert.equal(provider.error?.code, 'TOOL_NOT_FOUND');
+    assert.match(provider.output, /executed by the model provider/);
+  });
+
   it('turns a thrown error into EXECUTION_ERROR and keeps going', async () => {
     const h = await host({ tools: [thrower(), parallelReader(log)] });
     const batch = await h.dispatchBatch([
