@@ -46,8 +46,8 @@ export type PathResolution =
 /** The path policy seen from the pipeline. */
 export interface PathPolicyPort {
   resolve(
-    input: string,
-    options: { readonly access: 'read' | 'write' | 'list' },
+    input: string | undefined,
+    options: { readonly access: 'read' | 'write' | 'list'; readonly optional?: boolean },
   ): PathResolution | Promise<PathResolution>;
 }
 
@@ -308,6 +308,14 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
         code: 'APPROVAL_REQUIRED',
         reason: `needs approval and ${why}`,
       };
+      // The request is on record even when no one can answer it (harness behaviour 30).
+      audit.emit('approval-requested', {
+        callId: context.callId,
+        toolName: facts.name,
+        reason: decision.reason,
+        decisionSource: decision.source,
+        canAsk: false,
+      });
       audit.emit('approval-resolved', {
         callId: context.callId,
         toolName: facts.name,
@@ -446,7 +454,12 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
         const targets = permission.paths?.(context.args) ?? [];
         for (const target of targets) {
           if (!options.pathPolicy) break;
-          const resolved = await options.pathPolicy.resolve(target.path ?? '.', { access: target.access });
+          // Blank and missing paths mean the tool's default (`.`), as the tools themselves resolve an
+          // optional path; a tool whose path is required refuses a blank one on its own.
+          const resolved = await options.pathPolicy.resolve(target.path ?? undefined, {
+            access: target.access,
+            optional: true,
+          });
           if (!resolved.ok) {
             pathDenial = { ...resolved.error, argument: target.argument };
             break;

@@ -40,7 +40,15 @@ describe('Host approval', () => {
       /^APPROVAL_REQUIRED: "test_unknown" needs approval \(the tool does not declare itself safe/,
     );
     assert.deepEqual(log.entries, []);
-    assert.ok(!sink.types('u1').includes('call-started'));
+    assert.deepEqual(sink.types('u1'), [
+      'call-received',
+      'call-resolved',
+      'call-validated',
+      'permission-decided',
+      'approval-requested',
+      'approval-resolved',
+      'call-finished',
+    ]);
     assert.equal(result.permission?.type, 'deny');
   });
 

@@ -146,6 +146,10 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     });
     assert.equal(found.status, 'ok', found.output);
     assert.match(found.output, /needle\.txt/);
+    // A blank optional path means the tool's default, at the permission step as in the tool.
+    const listing = await h.dispatch({ name: 'tool:ls', arguments: { path: '' } });
+    assert.equal(listing.status, 'ok', listing.output);
+    assert.match(listing.output, /needle\.txt/);
   });
 
   it('ends running jobs on close (no process left behind)', async () => {
