@@ -10,7 +10,6 @@ import type {
   ToolResultContentPart,
   Usage,
 } from '@toolhost/provider-dialects';
-import { jsonFingerprint } from './fingerprint.js';
 import type { ProviderSettings } from './provider-config.js';
 import { openModelStream, ProviderRequestError, readServerSentEvents } from './provider-transport.js';
 import { environmentContext, systemPrompt } from './system-prompt.js';
@@ -263,8 +262,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   async function run(): Promise<AgentOutcome> {
-    const modelTools = host.modelTools();
-    const compiled = dialect.compileTools(modelTools);
+    const compiled = host.providerTools(dialect.name);
     onEvent({
       type: 'run-started',
       task: options.task,
@@ -276,7 +274,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       approval: host.approval,
       surface: host.surface,
       surfaceFingerprint: host.surfaceFingerprint(),
-      toolsFingerprint: jsonFingerprint(compiled.tools),
+      toolsFingerprint: compiled.fingerprint,
       maxRounds: options.maxRounds,
     });
     const messages: Message[] = [];
@@ -338,11 +336,15 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           const result = batch.results[index];
           if (result) commit(rounds, toolMessage(call, result));
         });
+        // Between turns: the storm breaker's guidance, a person's interruption, and what background
+        // jobs did since the last turn, as one note after the tool results.
         const notes: string[] = [];
         if (batch.notice) notes.push(batch.notice);
         if (toolsInterrupted)
           notes.push('The person stopped these tool calls with Ctrl-C; do not simply repeat them.');
-        if (notes.length > 0) commit(rounds, { role: 'user', content: `[toolhost] ${notes.join('\n')}` });
+        const jobNotes = host.drainNotes();
+        if (jobNotes) notes.push(jobNotes);
+        if (notes.length > 0) commit(rounds, { role: 'user', content: `[toolhost] ${notes.join('\n\n')}` });
       }
     } catch (error) {
       if (signal.aborted) {

@@ -1,3 +1,3 @@
 export { CliError, EXIT_CODES, type ExitCode } from './cli-error.js';
-export { type RunCliOptions, runCli, VERSION } from './run-cli.js';
 export type { CliIo, CommandInput, GlobalOptions } from './command-types.js';
+export { type RunCliOptions, runCli, VERSION } from './run-cli.js';

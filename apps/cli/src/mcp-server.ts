@@ -1,5 +1,3 @@
-import type { DispatchOptions, DispatchResult, Host } from '@toolhost/boot';
-import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -7,6 +5,8 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { DispatchOptions, DispatchResult, Host } from '@toolhost/boot';
+import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {

@@ -24,7 +24,11 @@ async function inTerminal(root: string, args: readonly string[]): Promise<Termin
   const quoted = [process.execPath, CLI, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
   const wrapper = join(root, '.run.sh');
   await writeFile(wrapper, `#!/bin/sh\nexec ${quoted}\n`, { mode: 0o755 });
-  const child = spawn('script', ['-qfec', wrapper, '/dev/null'], { cwd: root, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', wrapper, '/dev/null'], {
+    cwd: root,
+    env: cliEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;
@@ -46,7 +50,9 @@ describe('approval prompts', () => {
   it('fail closed without a terminal (APPROVAL_REQUIRED), exit 1', async () => {
     const project = await makeProject({ 'README.md': '# x\n' });
     try {
-      const result = await runToolhost(['call', 'bash', SIX_BY_SEVEN, '--approval', 'strict'], { cwd: project.root });
+      const result = await runToolhost(['call', 'bash', SIX_BY_SEVEN, '--approval', 'strict'], {
+        cwd: project.root,
+      });
       assert.equal(result.code, 1);
       assert.match(result.stdout, /^APPROVAL_REQUIRED: /);
       assert.doesNotMatch(result.stdout, /42/);
@@ -55,7 +61,9 @@ describe('approval prompts', () => {
     }
   });
 
-  it('asks on a terminal: y runs the call once, n denies it (APPROVAL_DENIED)', { skip: !hasScript && 'util-linux script is not installed' }, async () => {
+  it('asks on a terminal: y runs the call once, n denies it (APPROVAL_DENIED)', {
+    skip: !hasScript && 'util-linux script is not installed',
+  }, async () => {
     const project = await makeProject({ 'README.md': '# x\n' });
     for (const [answer, expected, code] of [
       ['y', /\b42\b/, 0],
@@ -77,7 +85,9 @@ describe('approval prompts', () => {
     await project.cleanup();
   });
 
-  it('remembers "always for this run" for the same command in `run`', { skip: !hasScript && 'util-linux script is not installed' }, async () => {
+  it('remembers "always for this run" for the same command in `run`', {
+    skip: !hasScript && 'util-linux script is not installed',
+  }, async () => {
     const project = await makeProject({ 'README.md': '# x\n' });
     const fake = await startFakeProvider({
       dialect: 'openai-chat',

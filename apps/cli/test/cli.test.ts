@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { makeProject, runToolhost, type Json } from './helpers.js';
+import { type Json, makeProject, runToolhost } from './helpers.js';
 
 const COMMANDS = ['tools', 'compile', 'call', 'session', 'serve', 'run', 'replay'];
 const DIALECTS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -190,6 +191,30 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Pids of the processes whose command line contains `marker` (Linux /proc). Shell commands run in a
+ * PID namespace under the sandbox, so `$$` there is not the host's pid; a unique marker in the
+ * command line (`sleep 300.4711`) finds the process from outside.
+ */
+export function pidsMatching(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (commandLine.includes(marker)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** A `sleep` duration unique to one test, to find its process with {@link pidsMatching}. */
+export function uniqueSleep(seconds = 300): string {
+  return `${seconds}.${String(process.pid).slice(-3)}${Math.floor(Math.random() * 1e6)}`;
 }
 
 /** Polls `check` until it holds (events we cannot subscribe to, like another process's exit). */

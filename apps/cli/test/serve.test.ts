@@ -13,12 +13,14 @@ import {
   CLI,
   cliEnv,
   isAlive,
+  type Json,
   makeProject,
   PROCESS_TIMEOUT_MS,
+  pidsMatching,
   runToolhost,
   spawnToolhost,
+  uniqueSleep,
   waitFor,
-  type Json,
 } from './helpers.js';
 
 const FILES = {
@@ -150,33 +152,30 @@ describe('toolhost serve (stdio)', () => {
       );
 
       const controller = new AbortController();
+      const foreground = uniqueSleep();
       const cancelled = client.callTool(
-        { name: 'bash', arguments: { command: 'echo $$ > fg.pid; exec sleep 300' } },
+        { name: 'bash', arguments: { command: `exec sleep ${foreground}` } },
         undefined,
-        { signal: controller.signal },
+        {
+          signal: controller.signal,
+        },
       );
-      await waitFor(
-        async () => (await readFile(join(project.root, 'fg.pid'), 'utf8').catch(() => '')).trim() !== '',
-      );
-      const fgPid = Number((await readFile(join(project.root, 'fg.pid'), 'utf8')).trim());
+      await waitFor(() => pidsMatching(`sleep ${foreground}`).length > 0);
       controller.abort();
       await assert.rejects(cancelled);
-      await waitFor(() => !isAlive(fgPid));
+      await waitFor(() => pidsMatching(`sleep ${foreground}`).length === 0);
 
+      const backgroundSleep = uniqueSleep();
       const background = await client.callTool({
         name: 'bash',
-        arguments: { command: 'echo $$ > bg.pid; exec sleep 300', run_in_background: true },
+        arguments: { command: `exec sleep ${backgroundSleep}`, run_in_background: true },
       });
       assert.notEqual(background.isError, true, textOf(background));
-      await waitFor(
-        async () => (await readFile(join(project.root, 'bg.pid'), 'utf8').catch(() => '')).trim() !== '',
-      );
-      const bgPid = Number((await readFile(join(project.root, 'bg.pid'), 'utf8')).trim());
-      assert.ok(isAlive(bgPid));
+      await waitFor(() => pidsMatching(`sleep ${backgroundSleep}`).length > 0);
       const serverPid = transport.pid!;
       await client.close();
       await waitFor(() => !isAlive(serverPid));
-      await waitFor(() => !isAlive(bgPid));
+      await waitFor(() => pidsMatching(`sleep ${backgroundSleep}`).length === 0);
     } finally {
       await client.close();
       await project.cleanup();

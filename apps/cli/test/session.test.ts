@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { isAlive, makeProject, SessionDriver, waitFor, type Json } from './helpers.js';
+import { type Json, makeProject, pidsMatching, SessionDriver, uniqueSleep, waitFor } from './helpers.js';
 
 const FILES = {
   'README.md': '# Lantern\n\nLantern is a tiny demo project.\n',
@@ -346,42 +346,38 @@ describe('toolhost session (shell tools)', () => {
 
   it('runs background jobs, reads and kills them (JOB_NOT_FOUND for unknown ids), and ends them when input ends', async () => {
     const project = await makeProject(FILES);
-    const session = SessionDriver.start(['--sandbox', 'workspace_write'], { cwd: project.root });
+    const session = SessionDriver.start([], { cwd: project.root });
+    const first = uniqueSleep();
+    const second = uniqueSleep();
     try {
       const started = await expectOk(session, {
         name: 'bash',
-        arguments: { command: 'echo $$ > job.pid; echo started; exec sleep 300', run_in_background: true },
+        arguments: { command: `echo started; exec sleep ${first}`, run_in_background: true },
       });
       const jobId = /job "([^"]+)"/.exec(started.output)?.[1];
       assert.ok(jobId, started.output);
-      await waitFor(
-        async () => (await readFile(join(project.root, 'job.pid'), 'utf8').catch(() => '')).trim() !== '',
-      );
-      const pid = Number((await readFile(join(project.root, 'job.pid'), 'utf8')).trim());
-      assert.ok(isAlive(pid));
+      await waitFor(() => pidsMatching(`sleep ${first}`).length > 0);
       const output = await expectOk(session, {
         name: 'job_output',
         arguments: { job_id: jobId, wait: false },
       });
       assert.match(output.output, /\[status: running\]/);
       await expectError(session, { name: 'job_output', arguments: { job_id: 'bash-999' } }, 'JOB_NOT_FOUND');
-      const second = await expectOk(session, {
+      const other = await expectOk(session, {
         name: 'bash',
-        arguments: { command: 'echo $$ > job2.pid; exec sleep 300', run_in_background: true },
+        arguments: { command: `exec sleep ${second}`, run_in_background: true },
       });
-      const secondId = /job "([^"]+)"/.exec(second.output)?.[1];
-      await waitFor(
-        async () => (await readFile(join(project.root, 'job2.pid'), 'utf8').catch(() => '')).trim() !== '',
-      );
-      const secondPid = Number((await readFile(join(project.root, 'job2.pid'), 'utf8')).trim());
+      const otherId = /job "([^"]+)"/.exec(other.output)?.[1];
+      await waitFor(() => pidsMatching(`sleep ${second}`).length > 0);
       assert.match(
-        (await expectOk(session, { name: 'job_kill', arguments: { job_id: secondId } })).output,
-        /killed/,
+        (await expectOk(session, { name: 'job_kill', arguments: { job_id: otherId } })).output,
+        /killed|cancellation/i,
       );
-      await waitFor(() => !isAlive(secondPid));
+      await waitFor(() => pidsMatching(`sleep ${second}`).length === 0);
+      assert.ok(pidsMatching(`sleep ${first}`).length > 0, 'the other job still runs');
       const exit = await session.close();
       assert.equal(exit.code, 0, session.stderr);
-      await waitFor(() => !isAlive(pid));
+      await waitFor(() => pidsMatching(`sleep ${first}`).length === 0);
     } finally {
       session.kill();
       await project.cleanup();

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
@@ -5,7 +6,6 @@ import { createMcpServer } from '../mcp-server.js';
 import { openHost } from '../open-host.js';
 import { VERSION } from '../run-cli.js';
 import { startHttpServer } from '../serve-http.js';
-import type { Writable } from 'node:stream';
 
 function parsePort(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;

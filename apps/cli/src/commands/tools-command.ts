@@ -1,8 +1,7 @@
-import type { ModelTool, ToolAnnotations } from '@toolhost/contracts';
+import type { ToolAnnotations } from '@toolhost/contracts';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import { DIALECTS } from '../command-specs.js';
 import type { CommandHandler } from '../command-types.js';
-import { jsonFingerprint } from '../fingerprint.js';
 import { openHost } from '../open-host.js';
 import { createStyler } from '../terminal.js';
 
@@ -39,16 +38,15 @@ export const toolsCommand: CommandHandler = async ({ globals, values, io }) => {
   try {
     const neutral = host.modelTools();
     let tools: readonly unknown[] = neutral;
+    let fingerprint = host.surfaceFingerprint();
     let report: readonly { tool: string; pointer: string; action: string; reason: string }[] = [];
     if (dialect !== undefined) {
-      const { compileTools } = await import('@toolhost/provider-dialects');
-      const compiled = compileTools(neutral as ModelTool[], {
-        dialect: dialect as (typeof DIALECTS)[number],
-      });
+      // The host compiles each dialect once and keeps it frozen: the bytes a provider would get.
+      const compiled = host.providerTools(dialect as (typeof DIALECTS)[number]);
       tools = compiled.tools;
+      fingerprint = compiled.fingerprint;
       report = compiled.report;
     }
-    const fingerprint = jsonFingerprint(tools);
     if (values.json === true) {
       io.stdout.write(`${JSON.stringify({ dialect: dialect ?? 'neutral', fingerprint, tools }, null, 2)}\n`);
       return EXIT_CODES.success;
