@@ -64,7 +64,12 @@ function explore(request: FakeRequest): FakeTurn {
         ...(request.results[1]?.text ?? '').matchAll(/"(build|test|typecheck|lint|check|toolhost)":/g),
       ].map((m) => m[1]);
       const readme = (seen[1]?.[1]?.text ?? '').split('\n').map((line) => line.replace(/^\s*\d+→/, ''));
-      const intro = readme.find((line) => /^toolhost is /.test(line)) ?? 'toolhost (no introduction found)';
+      const start = readme.findIndex((line) => /^toolhost is /.test(line));
+      const end = readme.findIndex((line, index) => index > start && line.trim() === '');
+      const intro =
+        start === -1
+          ? 'toolhost (no introduction found)'
+          : readme.slice(start, end === -1 ? undefined : end).join(' ');
       return {
         text: [
           `Summary. ${intro.trim()} (README).`,

@@ -69,7 +69,7 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
         for (const result of event.results) {
           step(
             result.status === 'ok'
-              ? `  ${style.green('✓')} ${result.name} ${style.dim(`${result.durationMs} ms`)}`
+              ? `  ${style.green('✓')} ${result.name} ${style.dim(`${Math.round(result.durationMs)} ms`)}`
               : `  ${style.red('✗')} ${result.name} ${brief(result.output.split('\n')[0] ?? '', 140)}`,
           );
         }
