@@ -515,8 +515,15 @@ export function createDispatchPipeline(options: DispatchPipelineOptions): Dispat
       })),
       sandbox: options.sandbox,
       approval: options.approval,
+      toolSource: facts.source,
       group: facts.group,
       category: facts.category,
+      ...(context.tool
+        ? {
+            pathAccess: context.tool.definition.pathAccess,
+            executionMode: context.tool.definition.execution.mode,
+          }
+        : {}),
     });
     if (decision.type === 'allow') return { decision };
     if (decision.type === 'deny') return { decision, error: errorFor(decision, facts.name) };

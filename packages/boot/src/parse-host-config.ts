@@ -7,6 +7,7 @@ import { parsePermissionRule } from './permission-rules.js';
 /** The name of the configuration file looked up in the root. */
 export const CONFIG_FILE_NAME = 'toolhost.config.json';
 
+/** One `mcpServers` entry (the capability proxy's format: Claude Desktop / Cursor, plus `trusted`, `enabled`). */
 export type { McpServerConfig };
 
 /** Which built-ins go on the provider surface. */

@@ -112,6 +112,14 @@ describe('createHost', () => {
     assert.ok(!lines.join('\n').includes('secret-content-123'), 'no file contents in the audit log');
     const decided = events.find((event) => event.type === 'permission-decided');
     assert.equal(decided.source, 'annotation');
+    // harness behaviour 31: the decision's request facts are on record.
+    assert.equal(decided.toolSource, 'builtin');
+    assert.equal(decided.group, 'read_only_builtins');
+    assert.equal(decided.category, 'read');
+    assert.equal(decided.pathAccess, 'current_project');
+    assert.equal(decided.executionMode, 'parallel');
+    assert.equal(decided.sandbox, 'read_only');
+    assert.equal(decided.approval, 'on_request');
     assert.deepEqual(decided.paths, [
       { argument: 'path', path: join(root.dir, 'a.txt'), displayPath: 'a.txt', access: 'read' },
     ]);
