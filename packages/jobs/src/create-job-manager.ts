@@ -352,8 +352,12 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   let placeholderCount = 0;
   let watcher: NodeJS.Timeout | undefined;
 
+  // The process is exiting without close(): kill synchronously, and drop a private state directory.
   const killAllNow = () => {
     for (const job of jobs.values()) if (job.endedAt === undefined) killJobProcessesNow(job.selector);
+    sandbox.dispose(registry.placeholdersInUseByOthers());
+    registry.recordPlaceholders([]);
+    if (ownsStateDir && !options.retainLogs) rmSync(realStateDir, { recursive: true, force: true });
   };
   const untrack = trackManager(killAllNow);
 

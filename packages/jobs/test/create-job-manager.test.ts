@@ -287,7 +287,8 @@ describe('createJobManager', () => {
     assert.deepEqual(processesMatching(`sleep ${tag}`), []);
     const excerpt = jobs.output(started.value.id);
     assert.ok(excerpt.ok);
-    assert.equal(excerpt.value.head, 'before\n');
+    // bash may add "Terminated" when a child dies of the SIGTERM first: only the start is fixed.
+    assert.match(excerpt.value.head, /^before\n/);
   });
 
   it('kills when the abort signal fires (reason aborted)', async (t) => {

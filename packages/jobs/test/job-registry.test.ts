@@ -142,6 +142,9 @@ describe('JobRegistry (through createJobManager)', () => {
       ['.git', '.toolhost'],
       'placeholders exist while the host lives',
     );
+    // Crash only once the sandbox is set up: bubblewrap arms --die-with-parent during its set-up, and
+    // a host dying before that leaves the sandbox to the registry (reaped like any orphan, below).
+    await waitUntil('the sleeper runs', () => processesMatching(`sleep ${tag}`).length === 1);
     await crash(host);
     await waitUntil('the sandbox is gone', () => processesMatching(`sleep ${tag}`).length === 0);
     const jobs = createJobManager({ stateDir, sandbox: { mode: 'workspace_write', roots: [root] } });
@@ -149,23 +152,30 @@ describe('JobRegistry (through createJobManager)', () => {
     assert.deepEqual(readdirSync(root), []);
   });
 
-  it('kills the jobs of a host that exits without closing its manager (JOB-REG-3)', async (t) => {
-    const root = tempDir(t);
-    const stateDir = tempDir(t, 'jobs-state-');
-    const tag = uniqueTag(t);
-    const host = await crashingHost(
-      t,
-      stateDir,
-      root,
-      'danger_full_access',
-      `setsid sleep ${tag} & sleep ${tag} & echo ready; wait`,
-      {
+  it('kills the jobs of a host that exits without closing its manager, and drops its placeholders (JOB-REG-3)', async (t) => {
+    // danger_full_access: only the exit hook can stop the setsid child; workspace_write: placeholders.
+    for (const mode of ['danger_full_access', 'workspace_write']) {
+      const root = tempDir(t);
+      const stateDir = tempDir(t, 'jobs-state-');
+      const tag = uniqueTag(t);
+      const command = `setsid sleep ${tag} & sleep ${tag} & echo ready; wait`;
+      const host = await crashingHost(t, stateDir, root, mode, command, {
         ...process.env,
         EXIT_AFTER_START: '1',
-      },
-    );
-    if (host.exitCode === null) await new Promise((resolve) => host.once('exit', resolve));
-    assert.deepEqual(processesMatching(`sleep ${tag}`), [], 'the exit hook killed them synchronously');
+      });
+      if (host.exitCode === null) await new Promise((resolve) => host.once('exit', resolve));
+      assert.deepEqual(
+        processesMatching(`sleep ${tag}`),
+        [],
+        `${mode}: the exit hook killed them synchronously`,
+      );
+      assert.equal(
+        readdirSync(path.join(stateDir, 'logs')).length,
+        1,
+        `${mode}: a given state directory keeps its logs`,
+      );
+      assert.deepEqual(readdirSync(root), [], `${mode}: no placeholders are left`);
+    }
   });
 
   it('never kills a reused pid or the jobs of a live host (JOB-REG-2)', async (t) => {
