@@ -275,3 +275,40 @@ describe('toolhost compile', () => {
     }
   });
 });
+
+describe('toolhost call', () => {
+  it('prints what the model sees and exits 0 on success, 1 on a failed call', async () => {
+    const project = await makeProject({ 'README.md': '# demo\nsecond line\n' });
+    try {
+      const ok = await runToolhost(['call', 'read_file', '{"path":"README.md"}'], { cwd: project.root });
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /1→# demo\n.*2→second line/s);
+      const failed = await runToolhost(['call', 'read_file', '{"path":"../x"}'], { cwd: project.root });
+      assert.equal(failed.code, 1);
+      assert.match(failed.stdout, /^PATH_OUTSIDE_ROOT: /);
+      const malformed = await runToolhost(['call', 'read_file', '{"path":'], { cwd: project.root });
+      assert.equal(malformed.code, 1);
+      assert.match(malformed.stdout, /^ARGUMENT_VALIDATION: /);
+      const unknown = await runToolhost(['call', 'no_such_tool'], { cwd: project.root });
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stdout, /^TOOL_NOT_FOUND: /);
+    } finally {
+      await project.cleanup();
+    }
+  });
+
+  it('prints a session line with --json', async () => {
+    const project = await makeProject({ 'README.md': '# demo\n' });
+    try {
+      const result = await runToolhost(['call', 'read_file', '{"path":"nope.md"}', '--json'], {
+        cwd: project.root,
+      });
+      assert.equal(result.code, 1);
+      const line = JSON.parse(result.stdout);
+      assert.deepEqual(Object.keys(line), ['id', 'name', 'status', 'output', 'error', 'resultRef']);
+      assert.equal(line.error.code, 'FS_NOT_FOUND');
+    } finally {
+      await project.cleanup();
+    }
+  });
+});

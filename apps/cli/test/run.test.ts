@@ -9,7 +9,7 @@ import {
   type FakeTurn,
   startFakeProvider,
 } from './fake-provider.js';
-import { makeProject, runToolhost, spawnToolhost, waitFor } from './helpers.js';
+import { type Json, makeProject, runToolhost, spawnToolhost, waitFor } from './helpers.js';
 
 const PROJECT = {
   'README.md': '# Lantern\n\nLantern is a tiny demo project that lights up logs.\n',
@@ -376,6 +376,53 @@ describe('toolhost run', () => {
       assert.equal(JSON.parse(rows[rows.length - 1]!).status, 'cancelled');
     } finally {
       child.kill('SIGKILL');
+      await fake.close();
+      await project.cleanup();
+    }
+  });
+
+  it('puts background-job notes between turns and prints events as JSON lines with --json', async () => {
+    const project = await makeProject(PROJECT);
+    const fake = await startFakeProvider({
+      dialect: 'openai-chat',
+      script: (request) => {
+        if (request.turn === 0) {
+          return {
+            calls: [
+              { name: 'bash', arguments: { command: 'echo background-finished', run_in_background: true } },
+            ],
+          };
+        }
+        if (request.turn === 1) return { calls: [{ name: 'bash', arguments: { command: 'sleep 2' } }] };
+        const notes = (request.body.messages as Json[]).filter(
+          (message) => message.role === 'user' && /Background job updates/.test(String(message.content)),
+        );
+        return { text: `notes: ${notes.length}` };
+      },
+    });
+    try {
+      const result = await runToolhost(
+        ['run', ...PROVIDERS['openai-chat'].args, '--base-url', fake.baseUrl, '--json'],
+        { cwd: project.root, env: PROVIDERS['openai-chat'].env },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const events = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      assert.equal(events[0].type, 'run-started');
+      assert.ok(events.some((event) => event.type === 'text-delta'));
+      assert.equal(events[events.length - 1].type, 'run-finished');
+      assert.equal(events[events.length - 1].answer, 'notes: 1');
+      const noteMessage = events.find(
+        (event) =>
+          event.type === 'message' &&
+          event.message.role === 'user' &&
+          /Background job updates/.test(event.message.content),
+      );
+      assert.ok(noteMessage, 'the note is committed to the conversation');
+      assert.match(noteMessage.message.content, /bash-1/);
+    } finally {
       await fake.close();
       await project.cleanup();
     }

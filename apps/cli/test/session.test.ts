@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type Json, makeProject, pidsMatching, SessionDriver, uniqueSleep, waitFor } from './helpers.js';
@@ -395,5 +397,56 @@ describe('toolhost session (shell tools)', () => {
       },
       { ...FILES, 'toolhost.config.json': JSON.stringify({ permissions: { deny: ['bash'] } }) },
     );
+  });
+
+  it('reaches a configured MCP server through use_capability and ends it when input ends', async () => {
+    const server = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-memory/dist/index.js',
+    );
+    const marker = `memory-${uniqueSleep()}.json`;
+    const config = {
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [server],
+          env: { MEMORY_FILE_PATH: join(tmpdir(), marker) },
+        },
+      },
+      // The server's tools do not declare themselves safe: without a rule they fail closed here.
+      permissions: { allow: ['mcp__memory__read_graph'] },
+    };
+    const project = await makeProject({ ...FILES, 'toolhost.config.json': JSON.stringify(config) });
+    const session = SessionDriver.start([], { cwd: project.root });
+    try {
+      const connected = await expectOk(session, {
+        name: 'use_capability',
+        arguments: { action: 'call', capability_id: 'mcp-server:memory' },
+      });
+      assert.match(connected.output, /mcp-tool:memory\/read_graph/);
+      const graph = await expectOk(session, {
+        name: 'use_capability',
+        arguments: { action: 'call', capability_id: 'mcp-tool:memory/read_graph', arguments: {} },
+      });
+      assert.match(graph.output, /entities/);
+      await expectError(
+        session,
+        {
+          name: 'use_capability',
+          arguments: {
+            action: 'call',
+            capability_id: 'mcp-tool:memory/search_nodes',
+            arguments: { query: 'x' },
+          },
+        },
+        'APPROVAL_REQUIRED',
+      );
+      assert.equal(pidsMatching(server).length, 1, 'the server runs once the session used it');
+      const exit = await session.close();
+      assert.equal(exit.code, 0, session.stderr);
+      await waitFor(() => pidsMatching(server).length === 0);
+    } finally {
+      session.kill();
+      await project.cleanup();
+    }
   });
 });
