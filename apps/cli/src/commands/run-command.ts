@@ -30,11 +30,29 @@ function callLine(call: RecordedCall): string {
   return `${call.name} ${brief(call.arguments)}`;
 }
 
-/** Prints events for a person: the model's text on stdout, steps on stderr (colour only on a TTY). */
+/**
+ * Prints events for a person: the model's text on stdout, steps on stderr. Colour, and a one-line
+ * progress status ("waiting for the model", "running 2 tools") that is erased as soon as anything
+ * else is printed, appear only when stderr is a terminal.
+ */
 function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEvent) => void {
   const style = createStyler(io.stderr, io.env);
+  const live = io.stderr.isTTY === true;
   let textOpen = false;
+  let statusShown = false;
+  const clearStatus = () => {
+    if (!statusShown) return;
+    io.stderr.write('\r\u001b[K');
+    statusShown = false;
+  };
+  const status = (text: string) => {
+    if (!live || textOpen) return;
+    clearStatus();
+    io.stderr.write(style.dim(text));
+    statusShown = true;
+  };
   const step = (line: string) => {
+    clearStatus();
     if (textOpen) {
       io.stdout.write('\n');
       textOpen = false;
@@ -43,6 +61,9 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
   };
   return (event) => {
     switch (event.type) {
+      case 'model-started':
+        status(`round ${event.round}: waiting for the model…`);
+        break;
       case 'run-started':
         step(
           style.dim(
@@ -52,6 +73,7 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
         );
         break;
       case 'text-delta':
+        clearStatus();
         io.stdout.write(event.text);
         textOpen = !event.text.endsWith('\n');
         break;
@@ -64,6 +86,7 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
         break;
       case 'tools-started':
         for (const call of event.calls) step(`${style.cyan('→')} ${callLine(call)}`);
+        status(`running ${event.calls.length} tool${event.calls.length === 1 ? '' : 's'}…`);
         break;
       case 'tool-batch':
         for (const result of event.results) {
