@@ -33,8 +33,8 @@ export interface CommandInput {
   readonly positionals: readonly string[];
   readonly io: CliIo;
   /**
-   * Aborts when the process is asked to stop (SIGINT or SIGTERM), unless the command took over
-   * interrupts with {@link CommandInput.onInterrupt}.
+   * Aborts when the process is asked to stop (SIGINT or SIGTERM, unless the command took over
+   * interrupts with {@link CommandInput.onInterrupt}) or when stdout's reader went away (EPIPE).
    */
   readonly signal: AbortSignal;
   /**

@@ -190,9 +190,18 @@ async function withInterrupts<T>(
     if (handler) handler(count);
     else controller.abort(new CliError(`interrupted (${signalName})`, EXIT_CODES.interrupted));
   };
+  // A reader that goes away (`toolhost session | head -1`) ends the command the way SIGTERM does,
+  // so hosts still close and jobs still end, instead of an unhandled EPIPE crash.
+  let readerGone = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' || readerGone) return;
+    readerGone = true;
+    controller.abort(new CliError('stdout was closed by its reader', EXIT_CODES.interrupted));
+  };
   if (enabled) {
     process.on('SIGINT', listener);
     process.on('SIGTERM', listener);
+    process.stdout.on('error', onStdoutError);
   }
   try {
     return await body(controller.signal, (next) => {
@@ -202,6 +211,7 @@ async function withInterrupts<T>(
     if (enabled) {
       process.off('SIGINT', listener);
       process.off('SIGTERM', listener);
+      process.stdout.off('error', onStdoutError);
     }
   }
 }

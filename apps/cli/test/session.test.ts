@@ -83,6 +83,29 @@ describe('toolhost session (protocol)', () => {
     });
   });
 
+  it('stops cleanly, closing the host, when the reader of stdout goes away (EPIPE)', async () => {
+    const project = await makeProject(FILES);
+    const session = SessionDriver.start([], { cwd: project.root });
+    try {
+      await expectOk(session, { name: 'read_file', arguments: { path: 'README.md' } });
+      session.child.stdout!.destroy();
+      const exited = new Promise<number | null>((resolve) =>
+        session.child.on('close', (code) => resolve(code)),
+      );
+      for (let line = 0; line < 5 && session.child.exitCode === null; line += 1) {
+        session.child.stdin!.write(
+          `${JSON.stringify({ name: 'read_file', arguments: { path: 'README.md' } })}\n`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(await exited, 130);
+      assert.doesNotMatch(session.stderr, /Unhandled|EPIPE/);
+    } finally {
+      session.kill();
+      await project.cleanup();
+    }
+  });
+
   it('answers malformed lines with SESSION_LINE_INVALID and keeps going', async () => {
     await withSession([], async (session) => {
       for (const line of [

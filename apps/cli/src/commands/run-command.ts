@@ -128,7 +128,14 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
  * the run (exit 130). Exit 0 when the model answered, 1 when the provider failed, the round limit
  * was reached or the answer was empty. The transcript is written as the run goes.
  */
-export const runCommand: CommandHandler = async ({ globals, values, positionals, io, onInterrupt }) => {
+export const runCommand: CommandHandler = async ({
+  globals,
+  values,
+  positionals,
+  io,
+  signal,
+  onInterrupt,
+}) => {
   const provider = resolveProvider(
     {
       provider: values.provider as string | undefined,
@@ -171,6 +178,8 @@ export const runCommand: CommandHandler = async ({ globals, values, positionals,
         print(event);
       },
     });
+    // stdout's reader going away stops the run outright.
+    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     onInterrupt(() => {
       if (loop.interruptTools()) {
         io.stderr.write('\nstopping the running tools (Ctrl-C again stops the run)\n');
