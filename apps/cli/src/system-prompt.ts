@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The seed's default task: explore the project read-only and summarise it. */
@@ -83,6 +83,9 @@ export async function environmentContext(root: string, now: Date = new Date()): 
   }
   for (const name of ['AGENTS.md', 'CLAUDE.md']) {
     try {
+      // Only a regular file in the root itself: a symlink could point anywhere, and this read does
+      // not go through the path policy.
+      if (!(await lstat(join(root, name))).isFile()) continue;
       const text = await readFile(join(root, name), 'utf8');
       lines.push(
         `${name}:`,
