@@ -80,6 +80,26 @@ export async function microsecondsPerCall(count: number, call: () => unknown): P
   return Number(process.hrtime.bigint() - started) / 1e3 / count;
 }
 
+/** Wall time and CPU time (user + system, all threads of this process) per call, in µs. */
+export interface CallTimes {
+  readonly wallUs: number;
+  readonly cpuUs: number;
+}
+
+/**
+ * Runs `call` `count` times in sequence and returns the mean wall time and CPU time per call. On a
+ * loaded machine wall time includes waiting for a core; CPU time is the work itself (it includes
+ * the libuv thread pool's file reads, but not other processes).
+ */
+export async function timeCalls(count: number, call: () => unknown): Promise<CallTimes> {
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  for (let index = 0; index < count; index += 1) await call();
+  const wall = Number(process.hrtime.bigint() - started) / 1e3;
+  const used = process.cpuUsage(cpu);
+  return { wallUs: wall / count, cpuUs: (used.user + used.system) / count };
+}
+
 /** Like {@link microsecondsPerCall} for synchronous calls (no `await` between calls). */
 export function microsecondsPerSyncCall(count: number, call: () => unknown): number {
   const started = process.hrtime.bigint();

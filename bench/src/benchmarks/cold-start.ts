@@ -2,20 +2,45 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Benchmark, BenchmarkContext, BenchmarkMeasurement } from '../benchmark-types.js';
-import { describeStats, figure } from '../figures.js';
+import { describeStats, figure, formatValue } from '../figures.js';
 import { runCommand } from '../processes.js';
 import { interleave, pairwise, summarize } from '../stats.js';
 import { cliBinPath } from '../workspace.js';
 
 const TARGET_RATIO = 2.5;
 
+// What `toolhost tools` loads, piece by piece: each is imported in a bare `node` from the package that
+// imports it (bare specifiers resolve from the working directory with --input-type=module).
+const IMPORTS = [
+  {
+    name: 'import-boot',
+    label: 'node importing @toolhost/boot (no Host created)',
+    cwd: 'packages/boot',
+    code: "await import('@toolhost/boot')",
+  },
+  {
+    name: 'import-sdk',
+    label: 'node importing the MCP SDK client modules capability-proxy imports',
+    cwd: 'packages/capability-proxy',
+    code: ['client/index.js', 'client/sse.js', 'client/streamableHttp.js', 'types.js']
+      .map((module) => `await import('@modelcontextprotocol/sdk/${module}');`)
+      .join(' '),
+  },
+  {
+    name: 'import-execa',
+    label: 'node importing execa (as @toolhost/jobs does)',
+    cwd: 'packages/jobs',
+    code: "await import('execa')",
+  },
+] as const;
+
 async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
   const rounds = context.quick ? 3 : 21;
   const project = join(context.tempDir, 'project');
   mkdirSync(project);
   const cli = cliBinPath(context.repoRoot);
-  const node = async (args: string[]) => {
-    const outcome = await runCommand(process.execPath, args, { cwd: project });
+  const node = async (args: string[], cwd: string = project) => {
+    const outcome = await runCommand(process.execPath, args, { cwd });
     if (outcome.code !== 0)
       throw new Error(`node ${args.join(' ')} exited ${outcome.code}: ${outcome.stderr}`);
     return outcome;
@@ -31,22 +56,29 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
       { name: 'bare', run: async () => (await node(['-e', '0'])).ms },
       { name: 'tools', run: async () => (await node([cli, 'tools'])).ms },
       { name: 'help', run: async () => (await node([cli, '--help'])).ms },
+      ...IMPORTS.map((entry) => ({
+        name: entry.name,
+        run: async () =>
+          (await node(['--input-type=module', '-e', entry.code], join(context.repoRoot, entry.cwd))).ms,
+      })),
     ],
   });
   const bare = samples.get('bare')!;
   const toolsMs = samples.get('tools')!;
   const ratio = summarize(pairwise(toolsMs, bare));
   const met = ratio.median <= TARGET_RATIO;
+  const ms = (name: string) => formatValue(summarize(samples.get(name)!).median, 'ms');
   const against = { label: 'node -e 0', samples: bare };
   return {
     measured:
       '`node apps/cli/dist/bin.js tools` in an empty project directory: start Node, load the CLI, create a Host (registry, path policy, surface), print the lean surface and exit; wall time from spawn to exit.',
     baseline:
-      '`node -e 0` spawned the same way in the same rounds (Node’s own start-up); `toolhost --help` for reference (the CLI loaded without a Host).',
+      '`node -e 0` spawned the same way in the same rounds (Node’s own start-up). For reference: `toolhost --help` (the CLI loaded without a Host), and bare `node` processes that only import @toolhost/boot, the MCP SDK client modules, or execa, to show where the start-up goes.',
     setup: `${rounds} runs of each (+1 warm-up), interleaved (start rotated)`,
     figures: [
       figure('node -e 0 (baseline)', 'ms', bare, { baseline: true }),
       figure('toolhost --help', 'ms', samples.get('help')!, { against }),
+      ...IMPORTS.map((entry) => figure(entry.label, 'ms', samples.get(entry.name)!, { against })),
       figure('toolhost tools', 'ms', toolsMs, { against }),
     ],
     memory: [],
@@ -58,13 +90,12 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         target: `cold start within ${TARGET_RATIO}× of bare node`,
         measured: describeStats(ratio, '×'),
         met,
-        limitedBy:
-          'loading and compiling the CLI’s JavaScript (the --help row) and creating the Host: the built-in registry with canonical schemas and fingerprints, the path policy probing the root, the capability proxy.',
+        limitedBy: `loading modules, not running them: medians of this run are ${ms('bare')} for bare Node, ${ms('help')} for the CLI without a Host, ${ms('import-boot')} for Node that only imports @toolhost/boot, and ${ms('tools')} for \`toolhost tools\`. Of the import, the MCP SDK client (with zod) alone takes ${ms('import-sdk')} and execa ${ms('import-execa')} in a bare Node; \`tools\` needs neither (it starts no server and runs no command).`,
         ...(met
           ? {}
           : {
               nextStep:
-                'import the run/serve-only modules (provider transport, the MCP SDK, dialect compilers) lazily in apps/cli so `tools` loads only what it prints; check with `node --cpu-prof apps/cli/dist/bin.js tools`.',
+                'import the MCP SDK lazily in packages/capability-proxy (src/mcp-connection.ts and src/stdio-transport.ts import it statically; only connecting a server needs it) and execa lazily in packages/jobs (src/create-job-manager.ts; only starting a job needs it), then check with `node --cpu-prof apps/cli/dist/bin.js tools`.',
             }),
       },
     ],

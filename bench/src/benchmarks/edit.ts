@@ -1,7 +1,7 @@
 // Benchmark 9: edit_file on a 50 MB file through the Host against a raw read-replace-write of the
 // same edit, side by side; peak RSS of both in child processes.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHost } from '@toolhost/boot';
@@ -39,6 +39,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
   const lines = await writeNumberedLines(files.tool, size);
   for (const copy of [files.raw, files.atomic, files.childTool, files.childRaw])
     copyFileSync(files.tool, copy);
+  writeFileSync(join(root, 'small.txt'), 'one\ntwo\n');
   const middle = Math.floor(lines / 2);
   // Each edit turns one distinct line in the middle of the file to upper case (unique, same length).
   const edit = (index: number) => {
@@ -137,7 +138,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         mode: 'host-idle',
         root,
         stateDir: join(context.tempDir, 'child-state'),
-        small: 'child-raw.txt',
+        small: 'small.txt',
       });
       toolRss.push(megabytes(toolChild.maxRssBytes));
       rawRss.push(megabytes(rawChild.maxRssBytes));

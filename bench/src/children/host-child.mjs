@@ -1,13 +1,31 @@
-// One measured operation in a fresh Node process, so its peak resident memory (maxRSS) belongs to
+// One measured operation in a fresh Node process, so its peak resident memory belongs to
 // that operation and a host's own baseline is measured the same way. Plain JavaScript importing the
 // packages' built `dist` (as the CLI does): no TypeScript loader inflates the figures.
 //
 //   node host-child.mjs '{"mode": "...", ...}'   → one JSON line on stdout
 //
-// Modes: host-idle, read-window, job, edit, raw-edit (see below).
+// Modes: bare, import, host-idle, read-window, job, edit, raw-edit (see below).
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 
 const input = JSON.parse(process.argv[2] ?? '{}');
+
+/**
+ * This process's peak resident set size. On Linux, VmHWM of /proc/self/status: the high-water mark
+ * of this program's own memory. Not `process.resourceUsage().maxRSS`: Linux carries ru_maxrss across
+ * fork and exec, so a child spawned by a big parent reports the parent's size (a parent of 340 MB
+ * made a bare `node -e` child report 304 MB where VmHWM said 40 MB). Elsewhere maxRSS is all there is.
+ */
+function peakRssBytes() {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match) return Number(match[1]) * 1024;
+  } catch {
+    // no /proc
+  }
+  // maxRSS is in kilobytes (KiB) on Linux and macOS alike in Node's resourceUsage().
+  return process.resourceUsage().maxRSS * 1024;
+}
 
 function now() {
   return Number(process.hrtime.bigint()) / 1e6;
@@ -39,6 +57,15 @@ async function main() {
   let host;
   try {
     switch (input.mode) {
+      case 'bare': {
+        // Node alone: the floor of every figure here.
+        break;
+      }
+      case 'import': {
+        // The Host's packages loaded, no Host created: what the module graph itself holds.
+        await import('@toolhost/boot');
+        break;
+      }
       case 'host-idle': {
         host = await warmHost();
         break;
@@ -134,8 +161,7 @@ async function main() {
   } finally {
     if (host) await host.close();
   }
-  // maxRSS is in kilobytes (KiB) on Linux and macOS alike in Node's resourceUsage().
-  result.maxRssBytes = process.resourceUsage().maxRSS * 1024;
+  result.maxRssBytes = peakRssBytes();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
