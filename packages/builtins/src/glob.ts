@@ -11,7 +11,6 @@ import {
   textResult,
 } from '@toolhost/contracts';
 import type { PathPolicy } from '@toolhost/path-policy';
-import fastGlob from 'fast-glob';
 import { abortErrorOf } from './discovery-abort.js';
 import type { GlobArguments } from './discovery-arguments.js';
 import {
@@ -198,6 +197,8 @@ interface FindFilesOptions {
 
 /** Runs fast-glob with a file system adapter that prunes the walk; returns paths relative to root. */
 async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; capped: boolean }> {
+  // fast-glob (about 50 ms of imports) is loaded on the first glob, not when the host starts.
+  const { default: fastGlob } = await import('fast-glob');
   const { root, pattern, policy, signal } = options;
   const segments = pattern.split('/');
   const keepNodeModules = options.noIgnore || segments.includes('node_modules');

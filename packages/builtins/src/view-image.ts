@@ -2,7 +2,6 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { defineTool, errorResult, type ToolDefinition, ToolhostError } from '@toolhost/contracts';
 import type { PathPolicy } from '@toolhost/path-policy';
-import { imageSize } from 'image-size';
 import { abortErrorOf } from './discovery-abort.js';
 import type { ViewImageArguments } from './discovery-arguments.js';
 import { DISCOVERY_ANNOTATIONS, DISCOVERY_CATEGORIES, discoveryExecution } from './discovery-definition.js';
@@ -95,6 +94,8 @@ export function createViewImageTool(options: ViewImageToolOptions): ToolDefiniti
       }
       let size: { width: number; height: number; type?: string };
       try {
+        // Loaded on first use so that hosts which never view an image do not import it at start-up.
+        const { imageSize } = await import('image-size');
         size = imageSize(bytes);
       } catch {
         size = { width: 0, height: 0 };

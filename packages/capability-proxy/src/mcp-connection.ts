@@ -1,12 +1,6 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CompatibilityCallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   type ArgumentValidator,
   err,
@@ -17,6 +11,7 @@ import {
 } from '@toolhost/contracts';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { type McpToolSchema, normalizeMcpTools, readSchemaCache, writeSchemaCache } from './mcp-tools.js';
+import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
 
@@ -138,6 +133,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   async function openSession(
     signal: AbortSignal,
   ): Promise<Result<{ session: LiveSession; tools: McpToolSchema[] }, ToolhostError>> {
+    const { Client, StreamableHTTPError } = await loadMcpSdk();
     const kinds: McpTransportUsed[] =
       server.transport === 'stdio'
         ? ['stdio']
@@ -260,8 +256,8 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     const requestInit: RequestInit = { headers };
     return ok(
       kind === 'sse'
-        ? new SSEClientTransport(target, { requestInit })
-        : new StreamableHTTPClientTransport(target, {
+        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit })
+        : new (loadedMcpSdk().StreamableHTTPClientTransport)(target, {
             requestInit,
             reconnectionOptions: {
               maxRetries: 2,
@@ -304,7 +300,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         error,
       );
     }
-    if (error instanceof McpError) {
+    if (error instanceof loadedMcpSdk().McpError) {
       return connectFailed(`rejected the handshake (JSON-RPC error ${error.code})`, 'protocol', error);
     }
     const httpCode = (error as { code?: unknown } | undefined)?.code;
@@ -464,7 +460,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       try {
         const result = await session.client.callTool(
           { name: call.tool, arguments: call.arguments },
-          CompatibilityCallToolResultSchema,
+          loadedMcpSdk().CompatibilityCallToolResultSchema,
           {
             timeout: timeouts.requestMs,
             resetTimeoutOnProgress: true,
@@ -493,7 +489,10 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
             }),
           );
         }
-        if (hardLimit || (error instanceof McpError && /maximum total timeout/i.test(error.message))) {
+        if (
+          hardLimit ||
+          (error instanceof loadedMcpSdk().McpError && /maximum total timeout/i.test(error.message))
+        ) {
           return err(
             callFailed(
               call.tool,
@@ -503,7 +502,10 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
             ),
           );
         }
-        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        if (
+          error instanceof loadedMcpSdk().McpError &&
+          error.code === loadedMcpSdk().ErrorCode.RequestTimeout
+        ) {
           return err(
             callFailed(
               call.tool,
@@ -518,12 +520,16 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           dropSession(session, stdio.failure);
           return err(callFailed(call.tool, stdio.failure, 'protocol', error));
         }
-        if (live !== session || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+        if (
+          live !== session ||
+          (error instanceof loadedMcpSdk().McpError &&
+            error.code === loadedMcpSdk().ErrorCode.ConnectionClosed)
+        ) {
           const how = stdio.exitDescription ?? 'closed the connection';
           dropSession(session, `${how} during a call`);
           return err(callFailed(call.tool, `${how} during the call`, 'connection_closed', error));
         }
-        if (error instanceof McpError) {
+        if (error instanceof loadedMcpSdk().McpError) {
           return err(
             callFailed(
               call.tool,
@@ -556,7 +562,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       liveTools = undefined;
       if (server.enabled) status = 'configured';
       if (session) {
-        if (session.transport instanceof StreamableHTTPClientTransport) {
+        if (session.transport instanceof loadedMcpSdk().StreamableHTTPClientTransport) {
           await untilAborted(session.transport.terminateSession(), AbortSignal.timeout(1_000)).catch(
             () => undefined,
           );

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { loadedMcpSdk } from './mcp-sdk.js';
 
 /** Options of {@link createStdioTransport}. */
 export interface StdioTransportOptions {
@@ -307,7 +308,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     if (text.trim() === '') return;
     let message: JSONRPCMessage | undefined;
     try {
-      const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(text));
+      const parsed = loadedMcpSdk().JSONRPCMessageSchema.safeParse(JSON.parse(text));
       if (parsed.success) message = parsed.data;
     } catch {
       message = undefined;

@@ -1,6 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalSchemaJson, sha256Hex } from './canonicalize-schema.js';
 import { ToolhostError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
@@ -105,11 +106,14 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
       verbose: true,
       logger: false,
     } as const;
-    engines ??= {
-      draft2020: new Ajv2020(ajvOptions),
-      draft2019: new Ajv2019(ajvOptions),
-      draft07: new Ajv(ajvOptions),
-    };
+    if (!engines) {
+      const ajv = loadAjv();
+      engines = {
+        draft2020: new ajv.Ajv2020(ajvOptions),
+        draft2019: new ajv.Ajv2019(ajvOptions),
+        draft07: new ajv.Ajv(ajvOptions),
+      };
+    }
     return engines;
   }
 
@@ -233,6 +237,31 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
       return cache.size;
     },
   };
+}
+
+interface AjvClasses {
+  readonly Ajv: typeof Ajv;
+  readonly Ajv2019: typeof Ajv2019;
+  readonly Ajv2020: typeof Ajv2020;
+}
+
+let ajvClasses: AjvClasses | undefined;
+
+/**
+ * Loads ajv on the first compile. Its three drafts cost about 60 ms to import, which every process
+ * that only lists tools (`toolhost tools`) would otherwise pay at start-up; ajv is CommonJS, so a
+ * synchronous require keeps `validate` synchronous.
+ */
+function loadAjv(): AjvClasses {
+  if (!ajvClasses) {
+    const require = createRequire(import.meta.url);
+    ajvClasses = {
+      Ajv: (require('ajv') as { Ajv: typeof Ajv }).Ajv,
+      Ajv2019: (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019,
+      Ajv2020: (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+    };
+  }
+  return ajvClasses;
 }
 
 const defaultValidator = createArgumentValidator();

@@ -11,7 +11,6 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { onExit } from 'signal-exit';
 import { createJobEnvironment, type JobEnvironmentOptions } from './job-environment.js';
 import { type JobError, type JobResult, jobError } from './job-error.js';
@@ -479,6 +478,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       if (typeof start.command !== 'string' || start.command.trim() === '') {
         return jobError('EXECUTION_ERROR', 'the command is empty');
       }
+      // execa (about 120 ms of imports) is loaded on the first start, so hosts that never run a
+      // command (`toolhost tools`, discovery-only sessions) do not pay for it.
+      const { execa } = await loadExeca();
+      if (closed)
+        return jobError('EXECUTION_ERROR', 'background jobs are not available: the job manager is closed');
       if (start.signal?.aborted)
         return jobError('EXECUTION_ERROR', 'the call was cancelled before the command started');
       let cwd: string;
@@ -839,4 +843,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     },
   };
   return manager;
+}
+
+let execaModule: Promise<typeof import('execa')> | undefined;
+
+function loadExeca(): Promise<typeof import('execa')> {
+  execaModule ??= import('execa');
+  return execaModule;
 }

@@ -1,0 +1,60 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  CompatibilityCallToolResultSchema,
+  ErrorCode,
+  JSONRPCMessageSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** The MCP SDK values this package uses. */
+export interface McpSdk {
+  readonly Client: typeof Client;
+  readonly SSEClientTransport: typeof SSEClientTransport;
+  readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+  readonly StreamableHTTPError: typeof StreamableHTTPError;
+  readonly CompatibilityCallToolResultSchema: typeof CompatibilityCallToolResultSchema;
+  readonly ErrorCode: typeof ErrorCode;
+  readonly McpError: typeof McpError;
+  readonly JSONRPCMessageSchema: typeof JSONRPCMessageSchema;
+}
+
+let loaded: McpSdk | undefined;
+let loading: Promise<McpSdk> | undefined;
+
+/**
+ * Loads the MCP SDK on first use. The SDK and its zod schemas cost about 200 ms to import, and most
+ * hosts never connect a server (`list` and `inspect` never do), so nothing imports it up front: a
+ * command such as `toolhost tools` starts without it.
+ */
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, sse, streamable, types]) => {
+    loaded = {
+      Client: client.Client,
+      SSEClientTransport: sse.SSEClientTransport,
+      StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
+      StreamableHTTPError: streamable.StreamableHTTPError,
+      CompatibilityCallToolResultSchema: types.CompatibilityCallToolResultSchema,
+      ErrorCode: types.ErrorCode,
+      McpError: types.McpError,
+      JSONRPCMessageSchema: types.JSONRPCMessageSchema,
+    };
+    return loaded;
+  });
+  return loading;
+}
+
+/** The SDK once {@link loadMcpSdk} has resolved; a session cannot exist before that, so anything else is a bug. */
+export function loadedMcpSdk(): McpSdk {
+  if (!loaded) throw new Error('the MCP SDK is used before loadMcpSdk() resolved');
+  return loaded;
+}
