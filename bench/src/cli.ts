@@ -2,6 +2,7 @@
 //
 // The full run (no --quick, no --only) writes BENCHMARKS.md at the repository root. A quick run or a
 // partial run prints the report instead, unless --out names a file. Exit 1 when a benchmark failed.
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BENCHMARK_IDS, type BenchmarkId } from './benchmark-types.js';
@@ -58,6 +59,17 @@ const suite = await runBenchmarks({
 const report = renderReport(suite);
 if (out !== undefined) {
   writeFileSync(out, report);
+  // A report inside the repository must pass `biome format` like every other file (`pnpm check`).
+  if (out.startsWith(`${REPO_ROOT}/`)) {
+    const formatted = spawnSync(`${REPO_ROOT}/node_modules/.bin/biome`, ['format', '--write', out], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    if (formatted.status !== 0) {
+      process.stderr.write(`bench: biome could not format ${out}: ${formatted.stderr || formatted.error}\n`);
+      process.exitCode = 1;
+    }
+  }
   process.stderr.write(`wrote ${out}\n`);
 } else {
   process.stdout.write(report);

@@ -90,12 +90,12 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         target: `cold start within ${TARGET_RATIO}× of bare node`,
         measured: describeStats(ratio, '×'),
         met,
-        limitedBy: `loading modules, not running them: medians of this run are ${ms('bare')} for bare Node, ${ms('help')} for the CLI without a Host, ${ms('import-boot')} for Node that only imports @toolhost/boot, and ${ms('tools')} for \`toolhost tools\`. Of the import, the MCP SDK client (with zod) alone takes ${ms('import-sdk')} and execa ${ms('import-execa')} in a bare Node; \`tools\` needs neither (it starts no server and runs no command).`,
+        limitedBy: `loading modules, not running them: medians of this run are ${ms('bare')} for bare Node, ${ms('help')} for the CLI without a Host, ${ms('import-boot')} for Node that only imports @toolhost/boot, and ${ms('tools')} for \`toolhost tools\`. For scale, a bare Node that imports the MCP SDK client modules takes ${ms('import-sdk')} and one that imports execa ${ms('import-execa')}; \`tools\` needs neither (it starts no server and runs no command), so neither may load before a command needs it.`,
         ...(met
           ? {}
           : {
               nextStep:
-                'import the MCP SDK lazily in packages/capability-proxy (src/mcp-connection.ts and src/stdio-transport.ts import it statically; only connecting a server needs it) and execa lazily in packages/jobs (src/create-job-manager.ts; only starting a job needs it), then check with `node --cpu-prof apps/cli/dist/bin.js tools`.',
+                'find what `toolhost tools` loads that it does not use (`node --cpu-prof apps/cli/dist/bin.js tools`, or a module.register load hook that logs URLs) and import it on first use; the MCP SDK (packages/capability-proxy) and execa (packages/jobs) are the largest candidates.',
             }),
       },
     ],

@@ -146,7 +146,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           ? {}
           : {
               nextStep:
-                'shrink what importing @toolhost/boot loads before any tool runs: packages/capability-proxy imports the MCP SDK client (and zod) statically in src/mcp-connection.ts and src/stdio-transport.ts, and packages/jobs imports execa statically in src/create-job-manager.ts; importing them when the first MCP server connects or the first job starts keeps them out of a Host that only reads files.',
+                'shrink what importing @toolhost/boot loads before any tool runs (the import row): import on first use whatever a Host that only reads files does not need (the MCP SDK, execa, the dialect compilers), and check with a module.register load hook that logs URLs.',
             }),
       },
     ],

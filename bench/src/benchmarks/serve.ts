@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Benchmark, BenchmarkContext, BenchmarkMeasurement } from '../benchmark-types.js';
-import { describeStats, figure, formatValue, rateFigure } from '../figures.js';
+import { describeStats, figure, formatNumber, formatValue, rateFigure } from '../figures.js';
 import { interleave, microsecondsPerCall, summarize } from '../stats.js';
 import { childScript, cliBinPath, numberedLine } from '../workspace.js';
 
@@ -98,6 +98,8 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     const met = rate.median >= TARGET_CALLS_PER_SECOND;
     const us = (name: string) => formatValue(summarize(samples.get(name)!).median, 'µs');
     const bareRate = summarize(bareUs.map((value) => 1e6 / value));
+    const budgetUs = 1e6 / TARGET_CALLS_PER_SECOND;
+    const toolhostShare = summarize(toolhostUs).median - summarize(bareUs).median;
     return {
       measured: `\`toolhost serve\` (the built CLI, stdio, default policy) driven by the MCP SDK client (\`Client\` + \`StdioClientTransport\`): \`tools/call\` of \`read_file\` for lines 1-${WINDOW} of a 200-line file, one call at a time (each waits for the previous answer).`,
       baseline:
@@ -133,14 +135,11 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           target: `serve at least ${TARGET_CALLS_PER_SECOND.toLocaleString('en-US')} calls/s`,
           measured: describeStats(rate, 'calls/s'),
           met,
-          limitedBy: `medians of this run: ${us('ping')} for a ping (the JSON-RPC round trip between the two processes), ${us('toolhost-list')} for tools/call of use_capability list (the MCP SDK's request handling and result validation on both ends plus toolhost's dispatch pipeline, no file touched), ${us('toolhost')} for read_file (the same plus read_file's own work: several fs operations on the thread pool per call, see benchmark 1), against ${us('bare')} for the bare SDK server's raw read_file (${formatValue(bareRate.median, 'calls/s')}).`,
+          limitedBy: `medians of this run: ${us('ping')} for a ping (the JSON-RPC round trip between the two processes), ${us('toolhost-list')} for tools/call of use_capability list (the MCP SDK's request handling and result validation on both ends plus toolhost's dispatch pipeline, no file touched), ${us('bare')} for the bare SDK server's raw read_file (${formatValue(bareRate.median, 'calls/s')}) and ${us('toolhost')} for toolhost's read_file. ${formatNumber(TARGET_CALLS_PER_SECOND)} sequential calls/s leave ${formatNumber(budgetUs)} µs per round trip; toolhost's read_file costs ${formatNumber(toolhostShare)} µs more than the bare server's: read_file's own protocol (open without following links, fstat, read, fstat and stat again to detect a change during the read, close, SHA-256, recording the observation: benchmark 1 has the handler at several times a raw read) plus the pipeline.`,
           ...(met
             ? {}
             : {
-                nextStep:
-                  bareRate.median < TARGET_CALLS_PER_SECOND
-                    ? 'the bare SDK server does not reach the target on this machine either, so most of the gap is the SDK and the loaded cores: measure again on an idle machine before optimising; toolhost’s own share is the difference to the bare server, mostly read_file’s per-call fs work (packages/read-evidence readTextWindow: open, fstat, read, re-stat of handle and path, close).'
-                    : 'toolhost’s share is the difference to the bare server: compare the use_capability list row (pipeline without a read) with the read_file row to split it between apps/cli/src/mcp-server.ts plus the pipeline, and read_file’s own fs work.',
+                nextStep: `${bareRate.median < TARGET_CALLS_PER_SECOND ? 'the bare SDK server misses the target on this machine too, so measure again on an idle machine; and ' : ''}cut toolhost's share, which is mostly read_file's per-call file-system round trips in packages/read-evidence (readTextWindow in src/read-window.ts: each fs call is a thread-pool hop, and a small file needs one read); the use_capability list row shows what the pipeline and MCP layers cost without a file.`,
               }),
         },
       ],
