@@ -45,7 +45,7 @@ function renderResult(result: BenchmarkResult): string[] {
   if (result.checks.length > 0) {
     lines.push('', 'Checked before trusting the figures:', '', ...result.checks.map((check) => `- ${check}`));
   }
-  lines.push('', 'Targets:', '');
+  lines.push('', result.targets.length > 0 ? 'Targets:' : 'Targets: none set by the issue.', '');
   for (const target of result.targets) {
     lines.push(
       `- **${target.target}: ${target.met ? 'met' : 'NOT met'}.** ${target.measured}. Limited by: ${target.limitedBy}${target.nextStep ? ` Next step: ${target.nextStep}` : ''}`,
@@ -73,7 +73,7 @@ export function renderReport(suite: SuiteResult): string {
     `- CPU: ${machine.cpuModel}, ${machine.cores} logical cores, ${machine.memoryGB} GB memory; ${machine.os}`,
     `- Node ${machine.node}; ${machine.ripgrep ?? 'ripgrep not found'}`,
     `- Load average (1/5/15 min) at the start: ${machine.loadAtStart.join(' / ')}`,
-    `- Code: commit ${machine.commit ?? 'unknown'}${machine.uncommittedPaths > 0 ? ` with ${machine.uncommittedPaths} uncommitted paths in the working tree (a shared tree: other packages in progress)` : ''}`,
+    `- Code: commit ${machine.commit ?? 'unknown'}${machine.uncommittedPaths > 0 ? ` with ${machine.uncommittedPaths} uncommitted ${machine.uncommittedPaths === 1 ? 'path' : 'paths'} in the working tree (a shared tree: other work in progress)` : ''}`,
     `- Started ${machine.startedAt}`,
     '',
     '## Targets',
