@@ -1,24 +1,6 @@
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { setMaxListeners } from 'node:events';
-import {
-  type AnyToolDefinition,
-  createArgumentValidator,
-  createToolRegistry,
-  type ModelTool,
-  type RegisteredTool,
-  sha256Hex,
-  type ToolAnnotations,
-  ToolhostError,
-  type ToolRegistry,
-  toModelTools,
-} from '@toolhost/contracts';
-import {
-  createPathPolicy,
-  DEFAULT_PROTECTED_PATHS,
-  DEFAULT_SECRET_PATHS,
-  type PathPolicy,
-} from '@toolhost/path-policy';
 import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
 import {
   type CapabilityAuthorization,
@@ -27,7 +9,25 @@ import {
   createCapabilityProxy,
   createResultStore,
 } from '@toolhost/capability-proxy';
+import {
+  type AnyToolDefinition,
+  createToolRegistry,
+  type ModelTool,
+  type RegisteredTool,
+  sha256Hex,
+  sharedArgumentValidator,
+  type ToolAnnotations,
+  ToolhostError,
+  type ToolRegistry,
+  toModelTools,
+} from '@toolhost/contracts';
 import { createJobManager, type JobManager } from '@toolhost/jobs';
+import {
+  createPathPolicy,
+  DEFAULT_PROTECTED_PATHS,
+  DEFAULT_SECRET_PATHS,
+  type PathPolicy,
+} from '@toolhost/path-policy';
 import {
   type CompiledTools,
   type CompileToolsOptions,
@@ -440,7 +440,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 
     pipeline = createDispatchPipeline({
       registry,
-      validator: createArgumentValidator(),
+      validator: sharedArgumentValidator(),
       sandbox,
       approval,
       platform,

@@ -7,6 +7,14 @@ export {
 } from './audit-log.js';
 export { closeNames } from './close-names.js';
 export {
+  createHost,
+  type Host,
+  type HostOptions,
+  type HostSnapshot,
+  type ProviderTools,
+  type ProviderToolsOptions,
+} from './create-host.js';
+export {
   type ApprovalPolicy,
   decidePermission,
   type PermissionDecision,
@@ -16,6 +24,18 @@ export {
   type SandboxMode,
   sandboxDenial,
 } from './decide-permission.js';
+export { MAX_PARALLEL_CALLS } from './dispatch-pipeline.js';
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  ApproveCallback,
+  BatchResult,
+  DispatchError,
+  DispatchOptions,
+  DispatchResult,
+  ResolvedPathTarget,
+  ToolCall,
+} from './host-types.js';
 export {
   CONFIG_FILE_NAME,
   EMPTY_HOST_CONFIG,
@@ -62,23 +82,3 @@ export {
   type StormOutcome,
   stormCategory,
 } from './storm-breaker.js';
-export {
-  createHost,
-  type Host,
-  type HostOptions,
-  type HostSnapshot,
-  type ProviderTools,
-  type ProviderToolsOptions,
-} from './create-host.js';
-export type {
-  ApprovalAnswer,
-  ApprovalRequest,
-  ApproveCallback,
-  BatchResult,
-  DispatchError,
-  DispatchOptions,
-  DispatchResult,
-  ResolvedPathTarget,
-  ToolCall,
-} from './host-types.js';
-export { MAX_PARALLEL_CALLS } from './dispatch-pipeline.js';

@@ -5,8 +5,8 @@ import {
   type AnyToolDefinition,
   defineTool,
   type JsonObject,
-  textResult,
   ToolhostError,
+  textResult,
 } from '@toolhost/contracts';
 import type { AuditEvent } from '../src/index.js';
 

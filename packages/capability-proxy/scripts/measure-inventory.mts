@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createArgumentValidator,
-  textResult,
   type ToolCallContext,
   ToolhostError,
+  textResult,
 } from '@toolhost/contracts';
 import {
   createCapabilityProxy,

@@ -1,13 +1,13 @@
 import {
   type ArgumentValidator,
   canonicalSchemaJson,
-  createArgumentValidator,
   defineTool,
   errorResult,
   isJsonObject,
   type JsonObject,
   type RegisteredTool,
   sha256Hex,
+  sharedArgumentValidator,
   type ToolAnnotations,
   type ToolCallContext,
   type ToolDefinition,
@@ -266,7 +266,7 @@ type Resolved =
 export function createCapabilityProxy(options: CapabilityProxyOptions): CapabilityProxy {
   const parsed = parseMcpServers(options.mcpServers);
   if (!parsed.ok) throw parsed.error;
-  const validator = sharedValidator();
+  const validator = sharedArgumentValidator();
   const timeouts: McpTimeouts = { ...DEFAULT_MCP_TIMEOUTS, ...options.timeouts };
   const limits: McpLimits = { ...DEFAULT_MCP_LIMITS, ...options.limits };
   const connections = new Map<string, McpConnection>();
@@ -1292,18 +1292,6 @@ function mcpToolSummary(server: string, tool: McpToolSchema, source: 'live' | 'c
     byKey.set(key, summary);
   }
   return summary;
-}
-
-let processValidator: ArgumentValidator | undefined;
-
-/**
- * One validator for every proxy of the process: building ajv's engines costs tens of milliseconds,
- * which a proxy created per session (or per child agent) must not pay again; compiled schemas are
- * cached by schema hash, so proxies never see each other's tools through it.
- */
-function sharedValidator(): ArgumentValidator {
-  processValidator ??= createArgumentValidator();
-  return processValidator;
 }
 
 /** A URL for a person's prompt: no user info, query or fragment (they may carry credentials). */

@@ -47,7 +47,7 @@ export {
 } from './mcp-config.js';
 export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from './mcp-connection.js';
 export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
-export { mapAnnotations, type McpToolSchema, schemaCachePath } from './mcp-tools.js';
+export { type McpToolSchema, mapAnnotations, schemaCachePath } from './mcp-tools.js';
 export {
   createResultStore,
   type PageToolResultOptions,

@@ -10,8 +10,8 @@ import {
   type ToolProgress,
 } from '@toolhost/contracts';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
-import { type McpToolSchema, normalizeMcpTools, readSchemaCache, writeSchemaCache } from './mcp-tools.js';
 import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
+import { type McpToolSchema, normalizeMcpTools, readSchemaCache, writeSchemaCache } from './mcp-tools.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
 

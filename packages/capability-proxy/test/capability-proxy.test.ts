@@ -4,9 +4,9 @@ import {
   createToolRegistry,
   defineTool,
   type RegisteredTool,
+  ToolhostError,
   type ToolResult,
   textResult,
-  ToolhostError,
   toModelTools,
 } from '@toolhost/contracts';
 import {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   createServer,
-  type IncomingMessage,
   type Server as HttpServer,
+  type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   createCapabilityProxy,
-  mapAnnotations,
   type McpServersConfig,
+  mapAnnotations,
   parseMcpServers,
   schemaCachePath,
 } from '../src/index.js';

@@ -63,6 +63,7 @@ export {
   MAX_ARGUMENT_ERROR_BYTES,
   MAX_ARGUMENT_VIOLATIONS,
   parseArguments,
+  sharedArgumentValidator,
   type ValidateArgumentsOptions,
   type ValidatedArguments,
   validateArguments,

@@ -266,7 +266,16 @@ function loadAjv(): AjvClasses {
 
 const defaultValidator = createArgumentValidator();
 
-/** Validates with a process-wide shared validator; see {@link ArgumentValidator.validate}. */
+/**
+ * The process-wide validator behind {@link validateArguments}. Hosts and proxies created per session
+ * share it, so ajv's engines are built and each schema is compiled once per process; compiled
+ * schemas are keyed by schema hash, so sharers never see each other's tools through it.
+ */
+export function sharedArgumentValidator(): ArgumentValidator {
+  return defaultValidator;
+}
+
+/** Validates with the process-wide shared validator; see {@link ArgumentValidator.validate}. */
 export function validateArguments(
   options: ValidateArgumentsOptions,
 ): Result<ValidatedArguments, ToolhostError> {

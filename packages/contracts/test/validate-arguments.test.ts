@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   createArgumentValidator,
-  type JsonValue,
   createToolRegistry,
+  type JsonValue,
   MAX_ARGUMENT_ERROR_BYTES,
   parseArguments,
+  sharedArgumentValidator,
   ToolhostError,
   type ValidateArgumentsOptions,
   validateArguments,
@@ -357,5 +358,21 @@ describe('createArgumentValidator', () => {
       arguments: {},
     });
     assert.equal(ToolhostError.isInstance((result as { error: unknown }).error), true);
+  });
+});
+
+describe('sharedArgumentValidator', () => {
+  it('is one validator per process, the one validateArguments uses', () => {
+    assert.equal(sharedArgumentValidator(), sharedArgumentValidator());
+    const before = sharedArgumentValidator().cacheSize;
+    const schema = {
+      type: 'object',
+      properties: { [`unique_${process.pid}_${Date.now()}`]: { type: 'string' } },
+    };
+    assert.equal(
+      validateArguments({ toolName: 'shared', source: 'builtin', schema, arguments: {} }).ok,
+      true,
+    );
+    assert.equal(sharedArgumentValidator().cacheSize, before + 1);
   });
 });
