@@ -1,5 +1,6 @@
 // Behaviours cited: reasonix-notes §10 #49, 57, 60, 62, 63, 68, 69; inspectable-harness-notes §15 #15-16.
 import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -204,5 +205,29 @@ describe('read_file', () => {
       errorOf(await files.call('read_file', { path: 'big.txt', offset: 299_000 }, controller.signal)).code,
       'ABORTED',
     );
+  });
+
+  it('returns FS_STALE_VERSION and records nothing when a small file grows between its stat and its read (read-evidence RE-8)', async (t) => {
+    const files = await fileTools(t);
+    const file = join(files.root, 'small.txt');
+    await writeFile(file, numberedLines(200));
+    let checks = 0;
+    // The synchronous read of a small file asks the signal once, between the stat of its descriptor
+    // and the read: grow the file at that moment.
+    const signal = {
+      get aborted() {
+        if (++checks === 1) appendFileSync(file, 'appended while reading\n');
+        return false;
+      },
+    } as AbortSignal;
+    const result = await files.call('read_file', { path: 'small.txt', limit: 40 }, signal);
+    if (checks === 0) return t.skip('small files are streamed on this file system');
+    const error = errorOf(result);
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.match(error.text, /^FS_STALE_VERSION: small\.txt changed while it was being read; /);
+    assert.equal(files.store.lookup(file).state, 'unseen', 'a read that saw a change records nothing');
+    assert.equal(files.store.size, 0);
+    assert.match(okText(await files.call('read_file', { path: 'small.txt', limit: 1 })), /^1→line 1\n/);
+    assert.equal(files.store.lookup(file).state, 'present');
   });
 });

@@ -43,6 +43,7 @@ export {
   type ObservationStoreSnapshot,
   type RecordPresentOptions,
 } from './observation-store.js';
+export { DEFAULT_SYNC_READ_LIMIT } from './read-small-file.js';
 export { type FileSnapshot, type ReadFileSnapshotOptions, readFileSnapshot } from './read-snapshot.js';
 export {
   DEFAULT_MAX_LINE_BYTES,

@@ -1,4 +1,4 @@
-import { type BigIntStats, constants } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { type EvidenceResult, evidenceFailure, fsErrorToEvidence } from './errors.js';
 import {
@@ -9,6 +9,8 @@ import {
   sameFileMetadata,
   sha256Of,
 } from './file-version.js';
+import { changedWhileReadFailure, notRegularFileFailure, READ_OPEN_FLAGS } from './read-protocol.js';
+import { DEFAULT_SYNC_READ_LIMIT, readSmallFileSync } from './read-small-file.js';
 
 /** The whole content of a file with the version it had while being read. */
 export interface FileSnapshot {
@@ -27,10 +29,12 @@ export interface ReadFileSnapshotOptions {
   readonly hashLimit?: number;
   /** How the file is named in messages (a display path). Default: the path. */
   readonly displayPath?: string;
+  /**
+   * Regular files up to this size on a local file system are read with a few synchronous calls
+   * instead of thread-pool round trips, with the same guarantees. Default 256 KiB; `0` turns it off.
+   */
+  readonly syncReadLimit?: number;
 }
-
-/** Flags for opening a file to read: never follow a symlink at the final component, never block on a FIFO. */
-export const READ_OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Opens a regular file for reading and returns the handle with its stats taken before any byte is
@@ -49,17 +53,10 @@ export async function openRegularFile(
   }
   try {
     const stats = await handle.stat({ bigint: true });
-    if (stats.isDirectory()) {
+    const notFile = notRegularFileFailure(stats, displayPath);
+    if (notFile) {
       await handle.close();
-      return evidenceFailure('NOT_A_FILE', `${displayPath} is a directory, not a file`, {
-        recovery: 'list it with ls instead',
-      });
-    }
-    if (!stats.isFile()) {
-      await handle.close();
-      return evidenceFailure('NOT_A_FILE', `${displayPath} is not a regular file`, {
-        recovery: 'the file tools read and write regular files only',
-      });
+      return notFile;
     }
     return { ok: true, value: { handle, stats } };
   } catch (error) {
@@ -87,16 +84,15 @@ export async function confirmUnchangedWhileRead(
   } catch {
     // The path vanished or became unreadable while it was read: that is a change too.
   }
-  return evidenceFailure('FS_STALE_VERSION', `${displayPath} changed while it was being read`, {
-    recovery: 'read it again',
-  });
+  return changedWhileReadFailure(displayPath);
 }
 
 /**
  * Reads a whole regular file together with its version. The version's metadata comes from the open
  * handle before reading, and after reading both the handle and the path are stat-ed again: a file
  * that changed meanwhile is `FS_STALE_VERSION`. The bytes are read until end of file, whatever the
- * size said.
+ * size said. Small regular files on a local file system (`syncReadLimit`, default 256 KiB) are read
+ * with synchronous calls under the same protocol (see `readSmallFileSync`); others are streamed.
  *
  * Errors: `FS_NOT_FOUND`, `NOT_A_FILE`, `FS_ACCESS_DENIED`, `PATH_INVALID`, `FILE_TOO_LARGE`,
  * `FS_STALE_VERSION`, `EXECUTION_ERROR`.
@@ -106,6 +102,21 @@ export async function readFileSnapshot(
   options: ReadFileSnapshotOptions = {},
 ): Promise<EvidenceResult<FileSnapshot>> {
   const displayPath = options.displayPath ?? path;
+  const hashLimit = options.hashLimit ?? DEFAULT_HASH_LIMIT;
+  // A file over maxBytes takes the streaming path, which reports FILE_TOO_LARGE.
+  const small = readSmallFileSync(path, {
+    displayPath,
+    limit: Math.min(
+      options.syncReadLimit ?? DEFAULT_SYNC_READ_LIMIT,
+      options.maxBytes ?? Number.POSITIVE_INFINITY,
+    ),
+  });
+  if (small !== undefined) {
+    if (!small.ok) return small;
+    const { bytes, stats } = small.value;
+    const version = fileVersionOf(stats, bytes.length <= hashLimit ? sha256Of(bytes) : null);
+    return { ok: true, value: { path, bytes, version } };
+  }
   const opened = await openRegularFile(path, displayPath);
   if (!opened.ok) return opened;
   const { handle, stats } = opened.value;
@@ -124,7 +135,6 @@ export async function readFileSnapshot(
       });
     const unchanged = await confirmUnchangedWhileRead(handle, path, stats, displayPath);
     if (!unchanged.ok) return unchanged;
-    const hashLimit = options.hashLimit ?? DEFAULT_HASH_LIMIT;
     const version = fileVersionOf(stats, bytes.length <= hashLimit ? sha256Of(bytes) : null);
     return { ok: true, value: { path, bytes, version } };
   } catch (error) {

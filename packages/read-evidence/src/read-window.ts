@@ -6,7 +6,9 @@ import {
   DEFAULT_HASH_LIMIT,
   type FileVersion,
   fileVersionOf,
+  sha256Of,
 } from './file-version.js';
+import { DEFAULT_SYNC_READ_LIMIT, readSmallFileSync } from './read-small-file.js';
 import { confirmUnchangedWhileRead, openRegularFile } from './read-snapshot.js';
 import { bomLength, detectTextEncoding, ENCODING_SAMPLE_BYTES, type TextEncoding } from './text-codec.js';
 
@@ -18,6 +20,8 @@ export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
+/** The streaming path's read buffer: chunks of this size, fewer bytes only at the end of the file. */
+const CHUNK_BUFFER_BYTES = Math.max(CHUNK_BYTES, ENCODING_SAMPLE_BYTES);
 
 /** Options of {@link readTextWindow}. */
 export interface ReadTextWindowOptions {
@@ -37,6 +41,12 @@ export interface ReadTextWindowOptions {
   readonly signal?: AbortSignal;
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
+  /**
+   * Regular files up to this size on a local file system are read whole with a few synchronous calls
+   * instead of thread-pool round trips, with the same guarantees and the same result. Default 256 KiB;
+   * `0` turns it off.
+   */
+  readonly syncReadLimit?: number;
 }
 
 /** Why a window holds fewer lines than asked although more follow. */
@@ -73,6 +83,10 @@ export interface TextWindow {
  * The version's metadata comes from the open handle before reading; after reading, the handle and
  * the path are stat-ed again and any change is `FS_STALE_VERSION` (the caller must record nothing).
  *
+ * Small regular files on a local file system (`syncReadLimit`, default 256 KiB) are read whole with
+ * a few synchronous calls under the same protocol instead of one thread-pool round trip per call
+ * (see `readSmallFileSync`), then scanned exactly as a stream would be: the result is the same.
+ *
  * Errors: `FS_NOT_FOUND`, `NOT_A_FILE`, `FS_ACCESS_DENIED`, `PATH_INVALID`, `FILE_BINARY`,
  * `FILE_UNSUPPORTED`, `FILE_TOO_LARGE` (the window's first line is over the line limit),
  * `FS_STALE_VERSION`, `ABORTED`, `EXECUTION_ERROR`.
@@ -86,18 +100,59 @@ export async function readTextWindow(
   const limit = options.limit ?? DEFAULT_WINDOW_LINES;
   if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1)
     throw new RangeError('offset must be an integer >= 0 and limit an integer >= 1');
+  const hashLimit = options.hashLimit ?? DEFAULT_HASH_LIMIT;
+  const contentLimit = options.contentLimit ?? DEFAULT_CONTENT_LIMIT;
+  const scan = (size: number, stableChunks: boolean): ScanSettings => ({
+    offset,
+    limit,
+    maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    maxWindowBytes: options.maxWindowBytes ?? DEFAULT_MAX_WINDOW_BYTES,
+    countToEnd: size <= hashLimit,
+    stableChunks,
+    signal: options.signal,
+    displayPath,
+  });
+
+  const small = readSmallFileSync(path, {
+    displayPath,
+    limit: options.syncReadLimit ?? DEFAULT_SYNC_READ_LIMIT,
+    signal: options.signal,
+  });
+  if (small !== undefined) {
+    if (!small.ok) return small;
+    const { bytes, stats } = small.value;
+    // The whole file is in memory: hand the scanner views of it in the streaming path's chunk size,
+    // so both paths decide encodings, lines and limits on the same chunks.
+    let position = 0;
+    const scanned = await scanChunks(
+      () => {
+        const chunk = bytes.subarray(position, position + CHUNK_BUFFER_BYTES);
+        position += chunk.length;
+        return chunk;
+      },
+      scan(bytes.length, true),
+    );
+    if (!scanned.ok) return scanned;
+    return {
+      ok: true,
+      value: {
+        ...scanned.value,
+        offset,
+        version: fileVersionOf(stats, bytes.length <= hashLimit ? sha256Of(bytes) : null),
+        content: bytes.length <= contentLimit ? bytes : undefined,
+      },
+    };
+  }
+
   const opened = await openRegularFile(path, displayPath);
   if (!opened.ok) return opened;
   const { handle, stats } = opened.value;
   try {
     const size = Number(stats.size);
-    const hashLimit = options.hashLimit ?? DEFAULT_HASH_LIMIT;
-    const contentLimit = options.contentLimit ?? DEFAULT_CONTENT_LIMIT;
-    const wholeFile = size <= hashLimit;
-    const hash = wholeFile ? createHash('sha256') : undefined;
+    const hash = size <= hashLimit ? createHash('sha256') : undefined;
     const contentParts: Buffer[] | undefined = size <= contentLimit ? [] : undefined;
 
-    const buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, ENCODING_SAMPLE_BYTES));
+    const buffer = Buffer.allocUnsafe(CHUNK_BUFFER_BYTES);
     let position = 0;
     const readChunk = async (): Promise<Buffer> => {
       let length = 0;
@@ -112,63 +167,15 @@ export async function readTextWindow(
       if (contentParts) contentParts.push(Buffer.from(chunk));
       return chunk;
     };
-
-    let chunk = await readChunk();
-    const detected = detectTextEncoding(chunk.subarray(0, ENCODING_SAMPLE_BYTES), {
-      complete: chunk.length < buffer.length,
-    });
-    if (!detected.ok) return detected;
-    const encoding = detected.value;
-    const transcoder = encoding.name.startsWith('utf-16') ? new TextDecoder(encoding.name) : undefined;
-    const toScanBytes = (bytes: Buffer, end: boolean): Buffer =>
-      transcoder ? Buffer.from(transcoder.decode(bytes, { stream: !end }), 'utf8') : bytes;
-    const decodeLine = (bytes: Buffer): string => {
-      if (transcoder || encoding.name === 'utf-8') return bytes.toString('utf8');
-      return iconv.decode(bytes, encoding.name, { stripBOM: false });
-    };
-
-    const first = toScanBytes(
-      transcoder ? chunk : chunk.subarray(bomLength(encoding)),
-      chunk.length < buffer.length,
-    );
-    const scanner = new WindowScanner({
-      offset,
-      limit,
-      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      maxWindowBytes: options.maxWindowBytes ?? DEFAULT_MAX_WINDOW_BYTES,
-      terminator: lineTerminatorOf(first),
-      decodeLine,
-      countToEnd: wholeFile,
-    });
-    let state = scanner.push(first);
-    while (state === 'continue' && chunk.length === buffer.length) {
-      if (options.signal?.aborted)
-        return evidenceFailure('ABORTED', `reading ${displayPath} was cancelled`, {
-          recovery: 'retry if still needed',
-        });
-      chunk = await readChunk();
-      state = scanner.push(toScanBytes(chunk, chunk.length < buffer.length));
-    }
-    // 'continue' here means end of file; 'window-done' means a large file was left unread after the window.
-    const atEnd = state === 'continue';
-    if (atEnd) state = scanner.end();
-    if (state === 'too-long')
-      return evidenceFailure(
-        'FILE_TOO_LARGE',
-        `line ${offset + 1} of ${displayPath} is longer than the ${formatBytes(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)} line limit`,
-        {
-          recovery: `skip it with offset=${offset + 1}, or inspect it with a command such as cut -c or head -c`,
-        },
-      );
+    const scanned = await scanChunks(readChunk, scan(size, false));
+    if (!scanned.ok) return scanned;
     const unchanged = await confirmUnchangedWhileRead(handle, path, stats, displayPath);
     if (!unchanged.ok) return unchanged;
-    const result = scanner.result(atEnd);
     return {
       ok: true,
       value: {
-        ...result,
+        ...scanned.value,
         offset,
-        encoding,
         version: fileVersionOf(stats, hash ? hash.digest('hex') : null),
         content: contentParts ? Buffer.concat(contentParts) : undefined,
       },
@@ -178,6 +185,82 @@ export async function readTextWindow(
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/** What {@link scanChunks} needs besides the chunks. */
+interface ScanSettings {
+  readonly offset: number;
+  readonly limit: number;
+  readonly maxLineBytes: number;
+  readonly maxWindowBytes: number;
+  /** Read and count to the end of the file (it is within the hash limit). */
+  readonly countToEnd: boolean;
+  /** Chunks stay valid after the next one is read (views of the whole file), so lines need no copy. */
+  readonly stableChunks: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly displayPath: string;
+}
+
+/**
+ * Detects the encoding from the first chunk, then splits chunks into lines until the window is done
+ * (or, within the hash limit, to the end). `readChunk` returns `CHUNK_BUFFER_BYTES` bytes, fewer only
+ * at the end of the file; it may answer synchronously (an in-memory file) or asynchronously (a stream).
+ */
+async function scanChunks(
+  readChunk: () => Buffer | Promise<Buffer>,
+  settings: ScanSettings,
+): Promise<EvidenceResult<Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut' | 'encoding'>>> {
+  const { displayPath, offset } = settings;
+  let chunk = await readChunk();
+  const detected = detectTextEncoding(chunk.subarray(0, ENCODING_SAMPLE_BYTES), {
+    complete: chunk.length < CHUNK_BUFFER_BYTES,
+  });
+  if (!detected.ok) return detected;
+  const encoding = detected.value;
+  const transcoder = encoding.name.startsWith('utf-16') ? new TextDecoder(encoding.name) : undefined;
+  const toScanBytes = (bytes: Buffer, end: boolean): Buffer =>
+    transcoder ? Buffer.from(transcoder.decode(bytes, { stream: !end }), 'utf8') : bytes;
+  const decodeLine = (bytes: Buffer): string => {
+    if (transcoder || encoding.name === 'utf-8') return bytes.toString('utf8');
+    return iconv.decode(bytes, encoding.name, { stripBOM: false });
+  };
+
+  const first = toScanBytes(
+    transcoder ? chunk : chunk.subarray(bomLength(encoding)),
+    chunk.length < CHUNK_BUFFER_BYTES,
+  );
+  const scanner = new WindowScanner({
+    offset,
+    limit: settings.limit,
+    maxLineBytes: settings.maxLineBytes,
+    maxWindowBytes: settings.maxWindowBytes,
+    terminator: lineTerminatorOf(first),
+    decodeLine,
+    countToEnd: settings.countToEnd,
+    // Transcoded UTF-16 is a fresh buffer per chunk, so it is stable too.
+    stableChunks: settings.stableChunks || transcoder !== undefined,
+  });
+  let state = scanner.push(first);
+  while (state === 'continue' && chunk.length === CHUNK_BUFFER_BYTES) {
+    if (settings.signal?.aborted)
+      return evidenceFailure('ABORTED', `reading ${displayPath} was cancelled`, {
+        recovery: 'retry if still needed',
+      });
+    chunk = await readChunk();
+    state = scanner.push(toScanBytes(chunk, chunk.length < CHUNK_BUFFER_BYTES));
+  }
+  // 'continue' here means end of file; 'window-done' means a large file was left unread after the window.
+  const atEnd = state === 'continue';
+  if (atEnd) state = scanner.end();
+  if (state === 'too-long')
+    return evidenceFailure(
+      'FILE_TOO_LARGE',
+      `line ${offset + 1} of ${displayPath} is longer than the ${formatBytes(settings.maxLineBytes)} line limit`,
+      {
+        recovery: `skip it with offset=${offset + 1}, or inspect it with a command such as cut -c or head -c`,
+      },
+    );
+  return { ok: true, value: { ...scanner.result(atEnd), encoding } };
 }
 
 function formatBytes(bytes: number): string {
@@ -202,6 +285,8 @@ interface ScannerOptions {
   readonly terminator: number;
   readonly decodeLine: (bytes: Buffer) => string;
   readonly countToEnd: boolean;
+  /** The pushed buffers are never reused, so a line's bytes can be kept as views instead of copies. */
+  readonly stableChunks: boolean;
 }
 
 type ScanState = 'continue' | 'window-done' | 'too-long';
@@ -255,7 +340,10 @@ class WindowScanner {
         this.#partBytes += end - position;
         // One byte of slack for the CR of a CRLF; the exact length is checked when the line ends.
         if (this.#partBytes > this.#options.maxLineBytes + 1) this.#rejectLongLine();
-        else if (end > position) this.#parts.push(Buffer.from(data.subarray(position, end)));
+        else if (end > position) {
+          const part = data.subarray(position, end);
+          this.#parts.push(this.#options.stableChunks ? part : Buffer.from(part));
+        }
         if (this.#firstLineTooLong) return 'too-long';
       }
       this.#pendingBytes += end - position;

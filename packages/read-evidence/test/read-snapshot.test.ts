@@ -1,11 +1,13 @@
-// Requirements cited: RE-3, RE-8. See ../REQUIREMENTS.md.
+// Requirements cited: RE-3, RE-8, RE-19. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { mkfifo } from './fifo.js';
-import { writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readFileSnapshot, sha256Of } from '../src/index.js';
-import { expectError, expectOk, tempDir } from './helpers.js';
+import { readSmallFileSync } from '../src/read-small-file.js';
+import { expectError, expectOk, localTempDir, tempDir } from './helpers.js';
 
 describe('readFileSnapshot', () => {
   it('reads the whole file with a hashed version within the hash limit (RE-3)', async (t) => {
@@ -31,5 +33,33 @@ describe('readFileSnapshot', () => {
     const fifo = join(directory, 'pipe');
     if (!(await mkfifo(fifo))) return t.skip('mkfifo is not available');
     assert.equal(expectError(await readFileSnapshot(fifo)).code, 'NOT_A_FILE');
+  });
+
+  it('returns the same snapshot from a synchronous read as from the streaming read (RE-19)', async (t) => {
+    const directory = await localTempDir(t);
+    if (!directory) return t.skip('no local file system for temp files');
+    const file = join(directory, 'a.txt');
+    writeFileSync(file, 'x\n'.repeat(5000));
+    assert.ok(readSmallFileSync(file, { displayPath: 'a.txt', limit: 256 * 1024 }));
+    for (const options of [{}, { hashLimit: 100 }, { maxBytes: 10_000 }]) {
+      const synchronous = expectOk(await readFileSnapshot(file, options));
+      assert.deepEqual(synchronous, expectOk(await readFileSnapshot(file, { ...options, syncReadLimit: 0 })));
+      assert.equal(synchronous.bytes.toString(), 'x\n'.repeat(5000));
+    }
+    assert.equal(expectError(await readFileSnapshot(file, { maxBytes: 9_999 })).code, 'FILE_TOO_LARGE');
+  });
+
+  it('refuses a symlink at the final component on either path (RE-8)', async (t) => {
+    const directory = await localTempDir(t);
+    if (!directory) return t.skip('no local file system for temp files');
+    await writeFile(join(directory, 'target.txt'), 'x\n');
+    await symlink(join(directory, 'target.txt'), join(directory, 'link.txt'));
+    for (const syncReadLimit of [undefined, 0]) {
+      const options = syncReadLimit === undefined ? {} : { syncReadLimit };
+      assert.equal(
+        expectError(await readFileSnapshot(join(directory, 'link.txt'), options)).code,
+        'PATH_INVALID',
+      );
+    }
   });
 });

@@ -1,12 +1,15 @@
-// Requirements cited: RE-8 (version from the handle, confirmed after reading), RE-15, RE-17 (bounded windows).
+// Requirements cited: RE-8 (version from the handle, confirmed after reading), RE-15, RE-17 (bounded windows),
+// RE-19 (small local files read synchronously, with the streaming read's result).
 import assert from 'node:assert/strict';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import iconv from 'iconv-lite';
-import { readTextWindow, sha256Of } from '../src/index.js';
-import { expectError, expectOk, tempDir } from './helpers.js';
+import { type ReadTextWindowOptions, readTextWindow, sha256Of } from '../src/index.js';
+import { DEFAULT_SYNC_READ_LIMIT, readSmallFileSync } from '../src/read-small-file.js';
+import { mkfifo } from './fifo.js';
+import { changeAtFirstCheck, expectError, expectOk, localTempDir, tempDir } from './helpers.js';
 
 function numbered(count: number, ending = '\n'): string {
   let text = '';
@@ -167,5 +170,102 @@ describe('readTextWindow', () => {
       expectError(await readTextWindow(file, { offset: 399_000, signal: controller.signal })).code,
       'ABORTED',
     );
+  });
+
+  it('returns the same window, version and content from a synchronous read as from the streaming read (RE-19)', async (t) => {
+    const directory = await localTempDir(t);
+    if (!directory) return t.skip('no local file system for temp files');
+    const chinese = '第一行：中文内容用于编码检测。\n第二行：编辑工具必须保留原始编码。\n';
+    const cases: ReadonlyArray<readonly [string, string | Buffer, ReadTextWindowOptions]> = [
+      ['lf', numbered(100), { offset: 10, limit: 5 }],
+      ['crlf with a BOM', '\ufeffone\r\ntwo\r\n', {}],
+      ['cr only', 'one\rtwo\rthree', {}],
+      ['no final newline', 'a\nb\nc', {}],
+      ['empty', '', {}],
+      ['one blank line', '\n', {}],
+      [
+        'utf-16be with a BOM',
+        Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('α\r\nβ\r\nγ', 'utf16le').swap16()]),
+        { offset: 1 },
+      ],
+      ['utf-16le without a BOM', Buffer.from('hello\nworld\n', 'utf16le'), {}],
+      ['gbk', iconv.encode(chinese, 'gbk'), { offset: 1, limit: 1 }],
+      ['windows-1252', iconv.encode('café crème\nna\u00efve\n', 'windows-1252'), {}],
+      ['a long line that cuts the window', `short\n${'x'.repeat(3000)}\nafter\n`, { maxLineBytes: 1024 }],
+      [
+        'a first line over the line limit',
+        `short\n${'x'.repeat(3000)}\nafter\n`,
+        { offset: 1, maxLineBytes: 1024 },
+      ],
+      ['a window over the byte limit', `${'a'.repeat(600)}\n`.repeat(10), { maxWindowBytes: 2000 }],
+      ['an offset past the end', numbered(7), { offset: 50 }],
+      ['a file over the hash limit', numbered(50), { limit: 1, hashLimit: 100 }],
+      ['a file over the content limit', numbered(50), { contentLimit: 10 }],
+      ['the end of a 200 KiB file', numbered(20_000), { offset: 19_990 }],
+      ['binary', Buffer.from([1, 2, 0, 3, 4]), {}],
+    ];
+    for (const [name, content, options] of cases) {
+      const file = join(directory, `${name.replaceAll(' ', '-')}.txt`);
+      writeFileSync(file, content);
+      assert.ok(
+        readSmallFileSync(file, { displayPath: name, limit: DEFAULT_SYNC_READ_LIMIT }),
+        `${name}: the default read takes the synchronous path`,
+      );
+      const synchronous = await readTextWindow(file, options);
+      const streamed = await readTextWindow(file, { ...options, syncReadLimit: 0 });
+      assert.deepEqual(synchronous, streamed, name);
+    }
+  });
+
+  it('reads a file of exactly the synchronous limit and one a byte larger with the streaming result (RE-19)', async (t) => {
+    const directory = await localTempDir(t);
+    if (!directory) return t.skip('no local file system for temp files');
+    const line = `${'z'.repeat(1023)}\n`;
+    const atLimit = line.repeat(DEFAULT_SYNC_READ_LIMIT / line.length);
+    assert.equal(atLimit.length, DEFAULT_SYNC_READ_LIMIT);
+    for (const [name, text] of [
+      ['at.txt', atLimit],
+      ['over.txt', `${atLimit}!`],
+    ] as const) {
+      const file = join(directory, name);
+      writeFileSync(file, text);
+      const window = expectOk(await readTextWindow(file, { offset: 250, limit: 10 }));
+      assert.deepEqual(
+        window,
+        expectOk(await readTextWindow(file, { offset: 250, limit: 10, syncReadLimit: 0 })),
+      );
+      assert.equal(window.totalLines, name === 'at.txt' ? 256 : 257);
+      assert.equal(window.version.size, text.length);
+      assert.equal(window.version.sha256, sha256Of(Buffer.from(text)));
+      assert.equal(window.content?.toString(), text);
+    }
+    // Which path each took: a change at the synchronous read's check point is seen only at the limit.
+    for (const [name, path] of [
+      ['at.txt', 'synchronous'],
+      ['over.txt', 'streaming'],
+    ] as const) {
+      const signal = changeAtFirstCheck(() => appendFileSync(join(directory, name), 'grown\n'));
+      const result = await readTextWindow(join(directory, name), { offset: 250, limit: 10, signal });
+      if (path === 'synchronous') assert.equal(expectError(result).code, 'FS_STALE_VERSION');
+      else assert.equal(signal.checks, 0, 'a one-chunk streaming read never asks the signal');
+    }
+  });
+
+  it('fails with FS_STALE_VERSION when a small file grows between the stat of its descriptor and the read (RE-8)', async (t) => {
+    const directory = await localTempDir(t);
+    if (!directory) return t.skip('no local file system for temp files');
+    const file = join(directory, 'small.txt');
+    writeFileSync(file, numbered(200));
+    const signal = changeAtFirstCheck(() => appendFileSync(file, 'appended while reading\n'));
+    const error = expectError(await readTextWindow(file, { offset: 0, limit: 40, signal }));
+    assert.equal(error.code, 'FS_STALE_VERSION');
+    assert.match(error.message, /changed while it was being read/);
+    assert.equal(signal.checks, 1);
+  });
+
+  it('refuses a FIFO with NOT_A_FILE without blocking on it (RE-8)', async (t) => {
+    const fifo = join(await tempDir(t), 'pipe');
+    if (!(await mkfifo(fifo))) return t.skip('mkfifo is not available');
+    assert.equal(expectError(await readTextWindow(fifo)).code, 'NOT_A_FILE');
   });
 });
