@@ -260,18 +260,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
   })();
 
-  // The state directory is protected from the tools wherever it lives inside the project.
+  // The state directory (job logs, stored results, caches, the audit log) is the host's own: inside
+  // the project it is protected from writes and secret for reads and listings, whatever the
+  // configuration says, so no file tool, search or sandboxed command can read it back or change it
+  // (the model pages results with session:tool_result and reads jobs with job_output). The anchored
+  // pattern matches the directory itself too; it comes last so no `!` exception can re-expose it.
   const stateRelative = relative(rootInput, stateDir);
   const stateInsideRoot =
     stateRelative !== '' && !stateRelative.startsWith('..') && !isAbsolute(stateRelative);
-  const protectedPaths = [
-    ...DEFAULT_PROTECTED_PATHS,
-    ...(stateInsideRoot && stateRelative.split(/[\\/]/)[0] !== '.toolhost'
-      ? [`${stateRelative.split(/[\\/]/).join('/')}/**`]
-      : []),
-    ...config.protectedPaths,
-  ];
-  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths];
+  const statePatterns = stateInsideRoot ? [`/${stateRelative.split(/[\\/]/).join('/')}/**`] : [];
+  const protectedPaths = [...DEFAULT_PROTECTED_PATHS, ...config.protectedPaths, ...statePatterns];
+  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths, ...statePatterns];
   let pathPolicy: PathPolicy;
   try {
     pathPolicy = createPathPolicy({

@@ -152,6 +152,55 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     assert.match(listing.output, /needle\.txt/);
   });
 
+  it('hides the state directory from file tools, searches and commands, but keeps job logs readable in the sandbox', async () => {
+    for (const sandbox of ['read_only', 'workspace_write'] as const) {
+      const created = await host({ sandbox, surface: 'full' });
+      const flood = await created.dispatch({
+        id: `flood-${sandbox}`,
+        name: 'bash',
+        arguments: { command: 'seq 1 40000' },
+      });
+      assert.equal(flood.status, 'ok', flood.output);
+      assert.ok(flood.truncated, 'the output is large enough to be stored');
+      const marker = '39999';
+      const grep = await created.dispatch({
+        name: 'grep',
+        arguments: { pattern: marker, include_hidden: true, no_ignore: true },
+      });
+      assert.equal(grep.output.includes('.toolhost'), false, grep.output);
+      const ls = await created.dispatch({ name: 'ls', arguments: { recursive: true } });
+      assert.equal(ls.output.includes('.toolhost'), false, ls.output);
+      const glob = await created.dispatch({ name: 'glob', arguments: { pattern: '**/*' } });
+      assert.equal(glob.output.includes('.toolhost'), false, glob.output);
+      const read = await created.dispatch({
+        name: 'read_file',
+        arguments: { path: '.toolhost/audit.jsonl' },
+      });
+      assert.equal(read.error?.code, 'PATH_PROTECTED');
+      const shell = await created.dispatch({
+        name: 'bash',
+        arguments: { command: 'ls -A .toolhost; cat .toolhost/results/* 2>/dev/null | wc -c' },
+      });
+      assert.equal(shell.status, 'ok', shell.output);
+      assert.deepEqual(
+        shell.output.trim().split(/\s+/),
+        ['jobs', '0'],
+        'only the job logs are visible inside the sandbox',
+      );
+      const logs = readdirSync(join(root.dir, '.toolhost', 'jobs', 'logs')).filter((name) =>
+        name.endsWith('.log'),
+      );
+      assert.ok(logs.length > 0);
+      const tail = await created.dispatch({
+        name: 'bash',
+        arguments: { command: `tail -c 6 .toolhost/jobs/logs/${logs[0]}` },
+      });
+      assert.equal(tail.status, 'ok', tail.output);
+      assert.match(tail.output, /\d+\n?$/);
+      await created.close();
+    }
+  });
+
   it('ends running jobs on close (no process left behind)', async () => {
     const h = await createHost({ root: root.dir, config: false });
     const started = await h.dispatch({

@@ -58,15 +58,22 @@ export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
     for (const target of readOnly) args.push('--ro-bind', target, target);
   }
   // Secrets are covered in both modes: read-only does not mean unreadable.
+  const hiddenDirectories: string[] = [];
   for (const secret of protection?.hidden ?? []) {
-    if (secret.kind === 'directory') args.push('--tmpfs', secret.path, '--remount-ro', secret.path);
-    else {
+    if (secret.kind === 'directory') {
+      args.push('--tmpfs', secret.path);
+      hiddenDirectories.push(secret.path);
+    } else {
       if (!layout.emptyFile)
         throw new Error('bubblewrap layout: secret files need an empty placeholder file');
       args.push('--ro-bind', layout.emptyFile, secret.path);
     }
   }
+  // The state directory may sit inside a hidden one (the host hides its own state directory from the
+  // tools): bind it while the covering tmpfs is still writable, so bubblewrap can create the mount
+  // point, and only then make those tmpfs mounts read-only. The logs stay readable, nothing else does.
   args.push('--ro-bind', layout.stateDir, layout.stateDir);
+  for (const directory of hiddenDirectories) args.push('--remount-ro', directory);
   args.push('--chdir', layout.cwd, '--');
   return args;
 }

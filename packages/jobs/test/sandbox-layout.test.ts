@@ -110,8 +110,26 @@ describe('buildBubblewrapArguments', () => {
       ['--ro-bind', '/repo/vendor/x/.git', '/repo/vendor/x/.git'],
       ['--ro-bind', '/state/empty', '/repo/.env'],
       ['--tmpfs', '/repo/keys'],
-      ['--remount-ro', '/repo/keys'],
       ['--ro-bind', '/state', '/state'],
+      ['--remount-ro', '/repo/keys'],
+      ['--chdir', '/repo'],
+    ]);
+  });
+
+  it('binds a state directory that sits inside a hidden directory before making the cover read-only', () => {
+    const args = buildBubblewrapArguments({
+      mode: 'read_only',
+      roots: ['/repo'],
+      protection: { readOnly: [], hidden: [{ path: '/repo/.toolhost', kind: 'directory' }], pinned: [] },
+      network: false,
+      stateDir: '/repo/.toolhost/jobs',
+      cwd: '/repo',
+    });
+    assert.deepEqual(mounts(args).slice(4), [
+      ['--ro-bind', '/repo', '/repo'],
+      ['--tmpfs', '/repo/.toolhost'],
+      ['--ro-bind', '/repo/.toolhost/jobs', '/repo/.toolhost/jobs'],
+      ['--remount-ro', '/repo/.toolhost'],
       ['--chdir', '/repo'],
     ]);
   });
