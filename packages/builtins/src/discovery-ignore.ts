@@ -31,6 +31,8 @@ export type IgnoreMatch = 'ignore' | 'whitelist' | 'none';
 export interface GitignoreMatcher {
   /** How many non-`!` rules it holds. */
   readonly ignoreRuleCount: number;
+  /** The compiled lines, in file order (grep's JS engine sends them to its workers as data). */
+  readonly rules: readonly GitignoreRule[];
   /**
    * What the last matching rule says about `relativePath` (relative to the file's directory, with
    * `/` separators, no leading `./`). Rules ending in `/` match directories only.
@@ -38,9 +40,11 @@ export interface GitignoreMatcher {
   match(relativePath: string, isDirectory: boolean): IgnoreMatch;
 }
 
-interface CompiledRule {
+/** One compiled ignore line: a `!` line re-includes (`whitelist`); a trailing `/` matches directories only. */
+export interface GitignoreRule {
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
+  /** Matches the path relative to the ignore file's directory. */
   readonly regex: RegExp;
 }
 
@@ -57,7 +61,7 @@ export interface CompileGitignoreOptions {
  * globs are skipped (as ripgrep skips them).
  */
 export function compileGitignore(text: string, options: CompileGitignoreOptions = {}): GitignoreMatcher {
-  const rules: CompiledRule[] = [];
+  const rules: GitignoreRule[] = [];
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   for (const rawLine of source.split('\n')) {
     const rule = compileLine(rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine, options);
@@ -71,7 +75,7 @@ export function compileGlobLines(
   lines: readonly string[],
   options: CompileGitignoreOptions = {},
 ): GitignoreMatcher {
-  const rules: CompiledRule[] = [];
+  const rules: GitignoreRule[] = [];
   for (const line of lines) {
     const rule = compileLine(line, options);
     if (rule !== undefined) rules.push(rule);
@@ -88,10 +92,11 @@ export function isValidGlobLine(line: string): boolean {
   }
 }
 
-function matcherOf(rules: readonly CompiledRule[]): GitignoreMatcher {
+function matcherOf(rules: readonly GitignoreRule[]): GitignoreMatcher {
   const ignoreRuleCount = rules.filter((rule) => !rule.whitelist).length;
   return {
     ignoreRuleCount,
+    rules,
     match(relativePath, isDirectory) {
       for (let index = rules.length - 1; index >= 0; index -= 1) {
         const rule = rules[index]!;
@@ -103,7 +108,7 @@ function matcherOf(rules: readonly CompiledRule[]): GitignoreMatcher {
   };
 }
 
-function compileLine(input: string, options: CompileGitignoreOptions): CompiledRule | undefined {
+function compileLine(input: string, options: CompileGitignoreOptions): GitignoreRule | undefined {
   if (input.startsWith('#')) return undefined;
   let line = input.endsWith('\\ ') ? input : input.trimEnd();
   if (line === '') return undefined;
@@ -181,12 +186,39 @@ export async function loadIgnoreLevel(
   if (names !== undefined && !listingHasIgnoreFiles(names)) return parent;
   const has = (name: string) => names === undefined || names.has(name);
   const [rgignore, ignore, gitignore, exclude, hasGit] = await Promise.all([
-    has('.rgignore') ? readIgnoreFile(path.join(directory, '.rgignore')) : undefined,
-    has('.ignore') ? readIgnoreFile(path.join(directory, '.ignore')) : undefined,
-    has('.gitignore') ? readIgnoreFile(path.join(directory, '.gitignore')) : undefined,
-    has('.git') ? readIgnoreFile(path.join(directory, '.git', 'info', 'exclude')) : undefined,
+    has('.rgignore') ? readIgnoreText(path.join(directory, '.rgignore')) : undefined,
+    has('.ignore') ? readIgnoreText(path.join(directory, '.ignore')) : undefined,
+    has('.gitignore') ? readIgnoreText(path.join(directory, '.gitignore')) : undefined,
+    has('.git') ? readIgnoreText(path.join(directory, '.git', 'info', 'exclude')) : undefined,
     has('.git') ? exists(path.join(directory, '.git')) : false,
   ]);
+  return ignoreLevelFromTexts(directory, parent, { rgignore, ignore, gitignore, exclude, hasGit });
+}
+
+/** The texts of one directory's ignore files (undefined: absent or unreadable) and whether it holds `.git`. */
+export interface IgnoreTexts {
+  readonly rgignore: string | undefined;
+  readonly ignore: string | undefined;
+  readonly gitignore: string | undefined;
+  /** `.git/info/exclude`. */
+  readonly exclude: string | undefined;
+  readonly hasGit: boolean;
+}
+
+/**
+ * Builds a directory's level from its ignore files' texts (as {@link loadIgnoreLevel} reads them),
+ * or returns `parent` when it has none. For callers that read the files elsewhere (grep's workers).
+ */
+export function ignoreLevelFromTexts(
+  directory: string,
+  parent: IgnoreLevel | undefined,
+  texts: IgnoreTexts,
+): IgnoreLevel | undefined {
+  const rgignore = compileIgnoreText(texts.rgignore);
+  const ignore = compileIgnoreText(texts.ignore);
+  const gitignore = compileIgnoreText(texts.gitignore);
+  const exclude = compileIgnoreText(texts.exclude);
+  const { hasGit } = texts;
   if (!rgignore && !ignore && !gitignore && !exclude && !hasGit) return parent;
   return { directory, parent, rgignore, ignore, gitignore, exclude, hasGit };
 }
@@ -246,9 +278,19 @@ function relativeTo(directory: string, absolutePath: string): string | undefined
   return absolutePath.slice(directory.length + 1);
 }
 
-async function readIgnoreFile(file: string): Promise<GitignoreMatcher | undefined> {
+/** Unreadable ignore files count as empty, as in ripgrep. */
+async function readIgnoreText(file: string): Promise<string | undefined> {
   try {
-    return compileGitignore(await readFile(file, 'utf8'));
+    return await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function compileIgnoreText(text: string | undefined): GitignoreMatcher | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return compileGitignore(text);
   } catch {
     return undefined;
   }

@@ -1,15 +1,34 @@
-// The file-reading and matching half of grep's JS engine. It runs in a worker thread so that the
-// host's event loop never waits on a regular expression: JavaScript regexes backtrack, and a
-// pattern such as `(a+)+$` can take minutes on one line. In a worker, the call's abort signal (the
-// host's timeout or a cancel) terminates the thread whatever it is doing; the walk, the path policy
-// and the output stay on the main thread. As a side effect, reading and matching run beside the walk.
-//
-// The worker's code is the function below, turned into source with `Function.prototype.toString`,
-// so it must be self-contained: no imports, no references to anything outside it (types are fine,
-// they are erased). tsx and bundlers may rewrite it with esbuild's `__name` and `__require`
-// helpers; the source defines both.
+import { compareNames } from './discovery-paths.js';
+import { createBytePrefilter, type GrepPrefilter } from './grep-literals.js';
+import { createWalkFilter, type WalkFilterSpec, type WireLevel } from './grep-walk-filter.js';
 
-/** How the worker searches; sent once, before the first files. */
+// The walking, reading and matching half of grep's JS engine. It runs in a pool of worker threads
+// (grep-fallback.ts), for two reasons:
+// - the host's event loop never waits on a regular expression: JavaScript regexes backtrack, and a
+//   pattern such as `(a+)+$` can take minutes on one line; the call's abort signal (the host's
+//   timeout or a cancel) terminates the threads whatever they are doing;
+// - the work spreads over the cores, as ripgrep's threads do. Inside a worker everything is
+//   synchronous (readdirSync, openSync/readSync): on this repository's node_modules a callback or
+//   promise per file system call cost several times the call itself (each is a hop to libuv's
+//   thread pool and back), and a worker has nothing else to do while it waits.
+//
+// A job is a list of directories. The worker walks them depth-first, siblings in name order (the
+// rules of grep-walk-filter.ts decide what is walked and searched), searches each selected file, and
+// stops descending when the job's budget is spent: the directories it did not reach go back to the
+// main thread's queue, which hands them to whichever worker is free. Results travel per directory
+// (only subdirectories and files with something to report), so the main thread can put them back
+// in walk order. A directory holding ignore files is sent back unwalked with their texts: the main
+// thread compiles them (discovery-ignore.ts) and queues the directory again with its level.
+//
+// Before a file is decoded, its raw bytes are tested for a literal every match must contain
+// (grep-literals.ts): most files hold no match and are never turned into a string.
+//
+// The worker's code is `fallbackWorkerMain` plus the self-contained helpers it is given, turned into
+// source with `Function.prototype.toString`, so none of them may refer to anything outside its own
+// body (types are fine, they are erased). tsx and bundlers may rewrite them with esbuild's `__name`
+// and `__require` helpers; the source defines both.
+
+/** How the worker searches; sent once per search, before its first job. */
 export interface FallbackWorkerConfig {
   readonly type: 'configure';
   /** JavaScript regex source and flags (see compileGrepRegex). */
@@ -22,19 +41,38 @@ export interface FallbackWorkerConfig {
   readonly perFileCap: number;
   /** Files larger than this are skipped. */
   readonly maxFileBytes: number;
+  /** The literal test of the raw bytes, or null to decode and match every file. */
+  readonly prefilter: GrepPrefilter | null;
+  readonly filter: WalkFilterSpec;
+  /** One Int32 the main thread sets to non-zero to stop the search at the next file. */
+  readonly stop: SharedArrayBuffer;
 }
 
-/** A batch of files to search, in walk order. */
-export interface FallbackWorkerRequest {
-  readonly type: 'search';
-  readonly id: number;
-  readonly files: ReadonlyArray<{ readonly path: string; readonly explicit: boolean }>;
+/** A directory to walk: `level` is the id of the ignore level its entries are matched against. */
+export interface DirectoryTask {
+  readonly path: string;
+  readonly level: number;
+  /** True when `level` already includes this directory's own ignore files. */
+  readonly resolved: boolean;
 }
 
-/** The outcomes of one batch, in the order of its files. */
-export interface FallbackWorkerReply {
+/** Walk directories (depth-first, until `budget` is spent). */
+export interface FallbackWorkerWalkJob {
+  readonly type: 'walk';
   readonly id: number;
-  readonly outcomes: readonly FileOutcome[];
+  /** Ignore levels this worker has not been sent yet (parents first). */
+  readonly levels: readonly WireLevel[];
+  /** In walk order. */
+  readonly directories: readonly DirectoryTask[];
+  /** Work units before the worker hands back what it has not reached (a directory or a 64 KiB block of a file is one). */
+  readonly budget: number;
+}
+
+/** Search one file named explicitly (NULs then separate lines instead of making it binary). */
+export interface FallbackWorkerFileJob {
+  readonly type: 'file';
+  readonly id: number;
+  readonly path: string;
 }
 
 /** A match event (one or more lines; several in multiline mode) or a context line. */
@@ -46,118 +84,156 @@ export type SearchEvent =
 export type FileOutcome =
   | { readonly kind: 'skipped' }
   | { readonly kind: 'unreadable' }
+  | { readonly kind: 'searched'; readonly events: readonly SearchEvent[]; readonly count: number };
+
+/** A walked directory's selected entries that matter, in name order: subdirectories, and files with results or unreadable. */
+export type DirectoryItem =
+  | { readonly name: string; readonly directory: true }
+  | { readonly name: string; readonly directory: false; readonly outcome: FileOutcome };
+
+/** One walked directory. */
+export interface DirectoryResult {
+  readonly path: string;
+  /** Its listing failed. */
+  readonly unreadable: boolean;
+  readonly items: readonly DirectoryItem[];
+}
+
+/** A directory left unwalked because its ignore files must be compiled first (texts null: absent or unreadable). */
+export interface LevelRequest {
+  readonly path: string;
+  /** The level of the directory's parent. */
+  readonly parent: number;
+  readonly rgignore: string | null;
+  readonly ignore: string | null;
+  readonly gitignore: string | null;
+  readonly exclude: string | null;
+  readonly hasGit: boolean;
+}
+
+/** What a worker sends back. */
+export type FallbackWorkerReply =
+  /** Directories finished so far in a job still running (sent when they hold results, so a limit is seen early). */
+  | { readonly kind: 'partial'; readonly id: number; readonly directories: readonly DirectoryResult[] }
   | {
-      readonly kind: 'searched';
-      readonly path: string;
-      readonly events: readonly SearchEvent[];
-      readonly count: number;
-    };
+      readonly kind: 'done';
+      readonly id: number;
+      readonly directories: readonly DirectoryResult[];
+      /** Directories not reached, in walk order. */
+      readonly pending: readonly DirectoryTask[];
+      readonly levelRequests: readonly LevelRequest[];
+      /** The stop flag was seen: the job was abandoned part way. */
+      readonly stopped: boolean;
+    }
+  | { readonly kind: 'file'; readonly id: number; readonly outcome: FileOutcome };
+
+/** The helpers the worker's code is given (each self-contained). */
+export interface FallbackWorkerHelpers {
+  readonly compareNames: typeof compareNames;
+  readonly createWalkFilter: typeof createWalkFilter;
+  readonly createBytePrefilter: typeof createBytePrefilter;
+}
 
 /** The worker's source, for `new Worker(source, { eval: true })`. */
 export function fallbackWorkerSource(): string {
+  const helpers = [
+    `compareNames: ${compareNames.toString()}`,
+    `createWalkFilter: ${createWalkFilter.toString()}`,
+    `createBytePrefilter: ${createBytePrefilter.toString()}`,
+  ].join(',\n');
   return [
     'var __name = (target, value) => Object.defineProperty(target, "name", { value, configurable: true });',
     // An ESM bundle turns `require(...)` into esbuild's `__require(...)`; the worker has `require`.
     'var __require = require;',
-    `(${fallbackWorkerMain.toString()})();`,
+    `(${fallbackWorkerMain.toString()})({\n${helpers}\n});`,
   ].join('\n');
 }
 
-function fallbackWorkerMain(): void {
+function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
   const { parentPort } = require('node:worker_threads') as typeof import('node:worker_threads');
   const fs = require('node:fs') as typeof import('node:fs');
+  const { isAscii } = require('node:buffer') as typeof import('node:buffer');
   // ripgrep decides whether a file is binary from its first 64 KiB buffer.
   const SNIFF_BYTES = 64 * 1024;
-  // First-block buffers are reused: a fresh 64 KiB buffer per file was a large share of the
-  // garbage collector's work on a full scan.
-  const spareHeads: Buffer[] = [];
+  // Files are read into one reused buffer (the text taken from it is a copy); it is kept while it
+  // is at most this large.
+  const KEEP_BUFFER_BYTES = 8 * 1024 * 1024;
+  const IGNORE_NAMES = new Set(['.rgignore', '.ignore', '.gitignore', '.git']);
+  const SKIPPED: FileOutcome = { kind: 'skipped' };
+  const UNREADABLE: FileOutcome = { kind: 'unreadable' };
+
   let config: FallbackWorkerConfig | undefined;
   let regex = /$^/u;
+  let filter = helpers.createWalkFilter({
+    root: '/',
+    overrides: [],
+    typeGlobs: null,
+    includeHidden: false,
+    noIgnore: true,
+  });
+  let prefilter: ((bytes: Buffer) => boolean) | undefined;
+  let stop: Int32Array<ArrayBufferLike> = new Int32Array(1);
+  let scratch = Buffer.allocUnsafe(4 * SNIFF_BYTES);
+  /** Bytes read for the last file (work accounting). */
+  let lastBytes = 0;
+
+  const stopRequested = () => Atomics.load(stop, 0) !== 0;
 
   const hasUtf16Bom = (bytes: Buffer): boolean =>
     bytes.length >= 2 &&
     ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
 
-  // Reads a regular file; undefined when it is skipped (too large, or binary by its first block when
-  // `sniff`, which then is all that was read). Callback `fs` calls rather than `readFile` or a
-  // FileHandle: on this repository's node_modules (8 700 files) that halves a full scan, because
-  // most files fit in the first read and binaries are never read past it.
-  const readForSearch = (path: string, sniff: boolean, maxBytes: number): Promise<Buffer | undefined> =>
-    new Promise((resolve, reject) => {
-      fs.open(path, 'r', (openError, fd) => {
-        if (openError) {
-          reject(openError);
-          return;
+  // Reads a regular file into the reused buffer; undefined when it is skipped (too large, or binary
+  // by its first block when `sniff`, which then is all that was read). The returned view is valid
+  // until the next read.
+  const readForSearch = (path: string, sniff: boolean, maxBytes: number): Buffer | undefined => {
+    const fd = fs.openSync(path, 'r');
+    try {
+      const headBytes = fs.readSync(fd, scratch, 0, SNIFF_BYTES, 0);
+      lastBytes = headBytes;
+      const first = scratch.subarray(0, headBytes);
+      if (sniff && first.includes(0) && !hasUtf16Bom(first)) return undefined;
+      // A regular file reads short only at its end.
+      if (headBytes < SNIFF_BYTES) return first;
+      const size = fs.fstatSync(fd).size;
+      if (size > maxBytes) return undefined;
+      // One byte past the size: a file that grew is read on until its end.
+      let buffer = scratch;
+      if (buffer.length < size + 1) {
+        buffer = Buffer.allocUnsafe(size + 1);
+        scratch.copy(buffer, 0, 0, headBytes);
+        if (buffer.length <= KEEP_BUFFER_BYTES) scratch = buffer;
+      }
+      let filled = headBytes;
+      for (;;) {
+        if (filled === buffer.length) {
+          if (filled > maxBytes) return undefined;
+          const grown = Buffer.allocUnsafe(buffer.length * 2);
+          buffer.copy(grown, 0, 0, filled);
+          buffer = grown;
         }
-        const finish = (error: NodeJS.ErrnoException | null, value?: Buffer) =>
-          fs.close(fd, () => (error ? reject(error) : resolve(value)));
-        const head = spareHeads.pop() ?? Buffer.allocUnsafe(SNIFF_BYTES);
-        const release = () => {
-          if (spareHeads.length < 32) spareHeads.push(head);
-        };
-        fs.read(fd, head, 0, SNIFF_BYTES, 0, (headError, headBytes) => {
-          if (headError) {
-            release();
-            finish(headError);
-            return;
-          }
-          const first = head.subarray(0, headBytes);
-          if (sniff && first.includes(0) && !hasUtf16Bom(first)) {
-            release();
-            finish(null, undefined);
-            return;
-          }
-          // A regular file reads short only at its end.
-          if (headBytes < SNIFF_BYTES) {
-            const whole = Buffer.from(first);
-            release();
-            finish(null, whole);
-            return;
-          }
-          fs.fstat(fd, (statError, stats) => {
-            if (statError || stats.size > maxBytes) {
-              release();
-              finish(statError, undefined);
-              return;
-            }
-            // One byte past the size: a file that grew is read on until its end.
-            let buffer = Buffer.allocUnsafe(Math.max(stats.size, headBytes) + 1);
-            first.copy(buffer);
-            release();
-            let filled = headBytes;
-            const step = () => {
-              if (filled === buffer.length) {
-                if (buffer.length > maxBytes) {
-                  finish(null, undefined);
-                  return;
-                }
-                const grown = Buffer.allocUnsafe(buffer.length * 2);
-                buffer.copy(grown);
-                buffer = grown;
-              }
-              fs.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
-                if (readError) {
-                  finish(readError);
-                  return;
-                }
-                if (bytesRead === 0) {
-                  finish(null, buffer.subarray(0, filled));
-                  return;
-                }
-                filled += bytesRead;
-                step();
-              });
-            };
-            step();
-          });
-        });
-      });
-    });
+        const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      lastBytes = filled;
+      return filled > maxBytes ? undefined : buffer.subarray(0, filled);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+
+  // UTF-8 text of a byte range. ASCII bytes read as latin1 give the same string, and V8 builds it
+  // several times faster (a copy into a one-byte string, no decoding).
+  const utf8 = (bytes: Buffer, start: number, end: number): string =>
+    isAscii(bytes.subarray(start, end))
+      ? bytes.toString('latin1', start, end)
+      : bytes.toString('utf8', start, end);
 
   // Decodes file bytes as ripgrep does; undefined for binary data (a NUL byte, no UTF-16 BOM).
   const decode = (buffer: Buffer): string | undefined => {
     if (buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
-      return buffer.includes(0) ? undefined : buffer.toString('utf8', 3);
+      return buffer.includes(0) ? undefined : utf8(buffer, 3, buffer.length);
     }
     if (buffer.length >= 2 && buffer[0] === 0xff && buffer[1] === 0xfe) return buffer.toString('utf16le', 2);
     if (buffer.length >= 2 && buffer[0] === 0xfe && buffer[1] === 0xff) {
@@ -165,7 +241,7 @@ function fallbackWorkerMain(): void {
       swapped.swap16();
       return swapped.toString('utf16le');
     }
-    return buffer.includes(0) ? undefined : buffer.toString('utf8');
+    return buffer.includes(0) ? undefined : utf8(buffer, 0, buffer.length);
   };
 
   // Lines without their `\n`; a final line break does not start another line.
@@ -274,29 +350,29 @@ function fallbackWorkerMain(): void {
     return { events: withContext(current, splitLines(text), spans), count: spans.length };
   };
 
-  const searchFile = async (
-    current: FallbackWorkerConfig,
-    path: string,
-    explicit: boolean,
-  ): Promise<FileOutcome> => {
+  const searchFile = (current: FallbackWorkerConfig, path: string, explicit: boolean): FileOutcome => {
     let buffer: Buffer | undefined;
+    lastBytes = 0;
     try {
-      buffer = await readForSearch(path, !explicit, current.maxFileBytes);
+      buffer = readForSearch(path, !explicit, current.maxFileBytes);
     } catch {
-      return { kind: 'unreadable' };
+      return UNREADABLE;
     }
-    if (buffer === undefined) return { kind: 'skipped' };
+    if (buffer === undefined) return SKIPPED;
+    // Every string the regex runs on below is a piece of this buffer's UTF-8 decoding, so a file
+    // whose bytes lack every required literal cannot match (UTF-16 files decode differently).
+    if (prefilter !== undefined && !hasUtf16Bom(buffer) && !prefilter(buffer)) return SKIPPED;
     let text = decode(buffer);
     if (text === undefined) {
       const nul = buffer.indexOf(0);
       if (!explicit) {
         // ripgrep's count printer reports nothing for a file it stopped at a NUL.
-        if (current.mode === 'count') return { kind: 'skipped' };
+        if (current.mode === 'count') return SKIPPED;
         // ripgrep reads 64 KiB blocks and quits at the block holding the NUL, having searched the
         // whole lines before it (block edges drift a little with the lines carried over; this
         // takes them at multiples of 64 KiB).
         const blockStart = nul - (nul % SNIFF_BYTES);
-        text = buffer.toString('utf8', 0, buffer.lastIndexOf(0x0a, blockStart - 1) + 1);
+        text = utf8(buffer, 0, buffer.lastIndexOf(0x0a, blockStart - 1) + 1);
       } else {
         text = buffer.toString('utf8');
       }
@@ -304,23 +380,117 @@ function fallbackWorkerMain(): void {
     const { events, count } = current.multiline
       ? searchWhole(current, text)
       : searchLines(current, text, explicit);
-    if (count === 0) return { kind: 'skipped' };
-    return { kind: 'searched', path, events, count };
+    if (count === 0) return SKIPPED;
+    return { kind: 'searched', events, count };
   };
 
-  parentPort!.on('message', (message: FallbackWorkerConfig | FallbackWorkerRequest) => {
-    if (message.type === 'configure') {
-      config = message;
-      regex = new RegExp(message.source, message.flags);
-      return;
+  const readText = (path: string): string | null => {
+    try {
+      return fs.readFileSync(path, 'utf8');
+    } catch {
+      return null;
     }
-    const current = config!;
-    // Files of a batch are read concurrently; matching runs one file at a time on this thread.
-    Promise.all(message.files.map((file) => searchFile(current, file.path, file.explicit))).then(
-      (outcomes) => parentPort!.postMessage({ id: message.id, outcomes } satisfies FallbackWorkerReply),
-      (error: unknown) => {
-        throw error;
-      },
-    );
-  });
+  };
+
+  const runWalk = (current: FallbackWorkerConfig, job: FallbackWorkerWalkJob): void => {
+    filter.addLevels(job.levels);
+    const { root, noIgnore } = current.filter;
+    const stack: DirectoryTask[] = [];
+    for (let index = job.directories.length - 1; index >= 0; index -= 1) stack.push(job.directories[index]!);
+    const finished: DirectoryResult[] = [];
+    const levelRequests: LevelRequest[] = [];
+    let spent = 0;
+    let stopped = false;
+    walk: while (stack.length > 0 && (spent < job.budget || spent === 0)) {
+      const task = stack.pop()!;
+      spent += 1;
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = fs.readdirSync(task.path, { withFileTypes: true });
+      } catch {
+        finished.push({ path: task.path, unreadable: true, items: [] });
+        continue;
+      }
+      if (!noIgnore && !task.resolved && entries.some((entry) => IGNORE_NAMES.has(entry.name))) {
+        const has = (name: string) => entries.some((entry) => entry.name === name);
+        const base = task.path.endsWith('/') ? task.path : `${task.path}/`;
+        levelRequests.push({
+          path: task.path,
+          parent: task.level,
+          rgignore: has('.rgignore') ? readText(`${base}.rgignore`) : null,
+          ignore: has('.ignore') ? readText(`${base}.ignore`) : null,
+          gitignore: has('.gitignore') ? readText(`${base}.gitignore`) : null,
+          exclude: has('.git') ? readText(`${base}.git/info/exclude`) : null,
+          hasGit: has('.git'),
+        });
+        continue;
+      }
+      entries.sort((left, right) => helpers.compareNames(left.name, right.name));
+      const items: DirectoryItem[] = [];
+      const subdirectories: DirectoryTask[] = [];
+      let reportable = false;
+      for (const entry of entries) {
+        const isDirectory = entry.isDirectory();
+        if (!isDirectory && !entry.isFile()) continue; // symbolic links, sockets, devices
+        const name = entry.name;
+        const absolute = task.path.endsWith('/') ? `${task.path}${name}` : `${task.path}/${name}`;
+        const relative = absolute.slice(root.length + 1);
+        if (!filter.includes(task.level, absolute, relative, name, isDirectory)) continue;
+        if (isDirectory) {
+          items.push({ name, directory: true });
+          subdirectories.push({ path: absolute, level: task.level, resolved: false });
+          continue;
+        }
+        if (stopRequested()) {
+          stopped = true;
+          break walk;
+        }
+        const outcome = searchFile(current, absolute, false);
+        spent += 1 + Math.floor(lastBytes / SNIFF_BYTES);
+        if (outcome.kind === 'skipped') continue;
+        items.push({ name, directory: false, outcome });
+        reportable = true;
+      }
+      for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
+      finished.push({ path: task.path, unreadable: false, items });
+      // Results go out as soon as a directory has some: the main thread may have enough already.
+      if (reportable && stack.length > 0) {
+        parentPort!.postMessage({
+          kind: 'partial',
+          id: job.id,
+          directories: finished.splice(0),
+        } satisfies FallbackWorkerReply);
+      }
+    }
+    stack.reverse();
+    parentPort!.postMessage({
+      kind: 'done',
+      id: job.id,
+      directories: finished,
+      pending: stopped ? [] : stack,
+      levelRequests,
+      stopped,
+    } satisfies FallbackWorkerReply);
+  };
+
+  parentPort!.on(
+    'message',
+    (message: FallbackWorkerConfig | FallbackWorkerWalkJob | FallbackWorkerFileJob) => {
+      if (message.type === 'configure') {
+        config = message;
+        regex = new RegExp(message.source, message.flags);
+        filter = helpers.createWalkFilter(message.filter);
+        prefilter = message.prefilter === null ? undefined : helpers.createBytePrefilter(message.prefilter);
+        stop = new Int32Array(message.stop);
+        return;
+      }
+      const current = config!;
+      if (message.type === 'file') {
+        const outcome = searchFile(current, message.path, true);
+        parentPort!.postMessage({ kind: 'file', id: message.id, outcome } satisfies FallbackWorkerReply);
+        return;
+      }
+      runWalk(current, message);
+    },
+  );
 }
