@@ -114,6 +114,11 @@ export function grepFallbackWorkerCounts(): {
 export interface GrepFallbackOptions {
   /** Test raw bytes for a required literal before decoding (default true); false decodes and matches every file. */
   readonly prefilter?: boolean;
+  /**
+   * Work units per job instead of the adaptive sizes; 1 makes every job walk one directory and
+   * hand its subdirectories back to the queue (the most shuffling between workers).
+   */
+  readonly jobBudget?: number;
 }
 
 /** Runs one search with the JS engine. Never throws for a search problem; see {@link GrepSearchOutcome}. */
@@ -163,7 +168,7 @@ export async function runGrepFallback(
     },
     stop: new SharedArrayBuffer(4),
   };
-  return new FallbackSearch(search, config).run();
+  return new FallbackSearch(search, config, options.jobBudget).run();
 }
 
 interface SessionWorker {
@@ -213,6 +218,7 @@ class FallbackSearch {
   constructor(
     private readonly search: GrepSearch,
     private readonly config: FallbackWorkerConfig,
+    private readonly jobBudget: number | undefined,
   ) {
     this.stopFlag = new Int32Array(config.stop);
   }
@@ -352,7 +358,7 @@ class FallbackSearch {
       const directories = this.queue.take(
         Math.min(DIRECTORIES_PER_JOB, Math.ceil(this.queue.size / freeSlots)),
       );
-      const budget = this.queue.size >= freeSlots ? LARGE_BUDGET : SMALL_BUDGET;
+      const budget = this.jobBudget ?? (this.queue.size >= freeSlots ? LARGE_BUDGET : SMALL_BUDGET);
       const levels = this.levels.slice(target.levelsSent);
       target.levelsSent = this.levels.length;
       target.outstanding += 1;

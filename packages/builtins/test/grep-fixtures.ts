@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyToolDefinition, ToolResult } from '@toolhost/contracts';
+import fc from 'fast-check';
 import { createPathPolicy, type PathPolicy } from '@toolhost/path-policy';
 import { createDiscoveryTools, findRipgrep } from '../src/index.js';
 
@@ -100,4 +101,98 @@ export function failure(result: ToolResult): { code: string; text: string } {
 export function resultLines(text: string): string[] {
   const [body = ''] = text.split('\n\n');
   return body === '' ? [] : body.split('\n');
+}
+
+/** Characters that make literal extraction interesting: ſ and K fold to s and k; U+FFFD is also what invalid UTF-8 decodes to. */
+/** Words, so that literals are longer than one character (a one-byte literal is found even in UTF-16). */
+const TRICKY_WORDS = ['ab', 'ks', 'sk', 'needle'];
+const TRICKY_CHARACTERS = [
+  'a',
+  'b',
+  'k',
+  'K',
+  's',
+  'S',
+  '\u017f',
+  '\u212a',
+  'é',
+  'É',
+  '\ufffd',
+  'x',
+  '_',
+  '1',
+  ' ',
+];
+
+/**
+ * Ripgrep-syntax patterns built from literals, classes, anchors, groups, alternations and
+ * quantifiers (some do not compile, e.g. a quantified anchor; callers skip those). Never
+ * catastrophic: a group is at most optional (no `(a+)+`), and a pattern holds at most four
+ * unbounded quantifiers, so backtracking stays polynomial and small on the short generated lines.
+ */
+export function grepPattern(): fc.Arbitrary<string> {
+  const atom = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...TRICKY_CHARACTERS) },
+    { weight: 2, arbitrary: fc.constantFrom(...TRICKY_WORDS) },
+    fc.constantFrom(
+      '\\.',
+      '\\*',
+      '\\(',
+      '.',
+      '\\w',
+      '\\d',
+      '\\s',
+      '[ab]',
+      '[^a]',
+      '[[:alpha:]]',
+      '\\bk',
+      '^',
+      '$',
+      '\\x{41}',
+      '\\u{17F}',
+      '\\x{FFFD}',
+      '\\pL',
+      '\\n',
+      '\\t',
+    ),
+  );
+  const { pattern } = fc.letrec<{ pattern: string; sequence: string; piece: string; group: string }>(
+    (tie) => ({
+      pattern: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        tie('sequence'),
+        fc.tuple(tie('sequence'), tie('sequence')).map(([left, right]) => `${left}|${right}`),
+      ),
+      sequence: fc.array(tie('piece'), { maxLength: 6 }).map((pieces) => pieces.join('')),
+      piece: fc.oneof(
+        { depthSize: 'small' },
+        fc
+          .tuple(atom, fc.constantFrom('', '', '', '', '*', '+', '?', '{2}', '{1,3}', '+?'))
+          .map(([piece, quantifier]) => piece + quantifier),
+        fc.tuple(tie('group'), fc.constantFrom('', '', '?')).map(([group, quantifier]) => group + quantifier),
+      ),
+      group: fc
+        .tuple(fc.constantFrom('(', '(?:', '(?P<g>'), tie('pattern'))
+        .map(([open, inner]) => `${open}${inner})`),
+    }),
+  );
+  return fc
+    .tuple(fc.constantFrom('', '', '', '(?i)'), pattern)
+    .map(([flags, body]) => flags + body)
+    .filter((generated) => (generated.match(/[*+]|\{1,3\}/g) ?? []).length <= 4);
+}
+
+/** File contents: the pattern characters, line breaks (LF, CRLF, lone CR) and invalid UTF-8 pieces. */
+export function fileBytes(): fc.Arbitrary<Buffer> {
+  const piece = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...TRICKY_CHARACTERS, 'A', '.', '*', '(', '\t') },
+    { weight: 3, arbitrary: fc.constantFrom(...TRICKY_WORDS, 'NEEDLE', 'Ab', 'SK') },
+    { weight: 2, arbitrary: fc.constantFrom('\n', '\r\n', '\r') },
+    fc.constantFrom(Buffer.from([0xff]), Buffer.from([0xc3]), Buffer.from([0xe2, 0x84]), Buffer.from([0xc5])),
+  );
+  return fc
+    .array(piece, { maxLength: 40 })
+    .map((pieces) =>
+      Buffer.concat(pieces.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))),
+    );
 }
