@@ -15,10 +15,12 @@ import { createWalkFilter, type WalkFilterSpec, type WireLevel } from './grep-wa
 // A job is a list of directories. The worker walks them depth-first, siblings in name order (the
 // rules of grep-walk-filter.ts decide what is walked and searched), searches each selected file, and
 // stops descending when the job's budget is spent: the directories it did not reach go back to the
-// main thread's queue, which hands them to whichever worker is free. Results travel per directory
-// (only subdirectories and files with something to report), so the main thread can put them back
-// in walk order. A directory holding ignore files is sent back unwalked with their texts: the main
-// thread compiles them (discovery-ignore.ts) and queues the directory again with its level.
+// main thread's queue, which hands them to whichever worker is free. Results travel as chunks of a
+// directory's entries in name order (only subdirectories and files with something to report), so
+// the main thread can put them back in walk order; a chunk leaves as soon as a file has matches, so
+// the limit is seen early even in a huge directory or before a file whose regex runs away. A
+// directory holding ignore files is sent back unwalked with their texts: the main thread compiles
+// them (discovery-ignore.ts) and queues the directory again with its level.
 //
 // Before a file is decoded, its raw bytes are tested for a literal every match must contain
 // (grep-literals.ts): most files hold no match and are never turned into a string.
@@ -91,12 +93,14 @@ export type DirectoryItem =
   | { readonly name: string; readonly directory: true }
   | { readonly name: string; readonly directory: false; readonly outcome: FileOutcome };
 
-/** One walked directory. */
-export interface DirectoryResult {
+/** The next entries of a walked directory, continuing its earlier chunks. */
+export interface DirectoryChunk {
   readonly path: string;
-  /** Its listing failed. */
+  /** Its listing failed (then this is its only chunk). */
   readonly unreadable: boolean;
   readonly items: readonly DirectoryItem[];
+  /** The directory's last chunk. */
+  readonly done: boolean;
 }
 
 /** A directory left unwalked because its ignore files must be compiled first (texts null: absent or unreadable). */
@@ -113,12 +117,12 @@ export interface LevelRequest {
 
 /** What a worker sends back. */
 export type FallbackWorkerReply =
-  /** Directories finished so far in a job still running (sent when they hold results, so a limit is seen early). */
-  | { readonly kind: 'partial'; readonly id: number; readonly directories: readonly DirectoryResult[] }
+  /** Chunks of a job still running, sent when a file has matches (so a limit is seen early). */
+  | { readonly kind: 'partial'; readonly id: number; readonly chunks: readonly DirectoryChunk[] }
   | {
       readonly kind: 'done';
       readonly id: number;
-      readonly directories: readonly DirectoryResult[];
+      readonly chunks: readonly DirectoryChunk[];
       /** Directories not reached, in walk order. */
       readonly pending: readonly DirectoryTask[];
       readonly levelRequests: readonly LevelRequest[];
@@ -397,7 +401,7 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
     const { root, noIgnore } = current.filter;
     const stack: DirectoryTask[] = [];
     for (let index = job.directories.length - 1; index >= 0; index -= 1) stack.push(job.directories[index]!);
-    const finished: DirectoryResult[] = [];
+    const chunks: DirectoryChunk[] = [];
     const levelRequests: LevelRequest[] = [];
     let spent = 0;
     let stopped = false;
@@ -408,7 +412,7 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
       try {
         entries = fs.readdirSync(task.path, { withFileTypes: true });
       } catch {
-        finished.push({ path: task.path, unreadable: true, items: [] });
+        chunks.push({ path: task.path, unreadable: true, items: [], done: true });
         continue;
       }
       if (!noIgnore && !task.resolved && entries.some((entry) => IGNORE_NAMES.has(entry.name))) {
@@ -426,9 +430,8 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
         continue;
       }
       entries.sort((left, right) => helpers.compareNames(left.name, right.name));
-      const items: DirectoryItem[] = [];
+      let items: DirectoryItem[] = [];
       const subdirectories: DirectoryTask[] = [];
-      let reportable = false;
       for (const entry of entries) {
         const isDirectory = entry.isDirectory();
         if (!isDirectory && !entry.isFile()) continue; // symbolic links, sockets, devices
@@ -449,24 +452,25 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
         spent += 1 + Math.floor(lastBytes / SNIFF_BYTES);
         if (outcome.kind === 'skipped') continue;
         items.push({ name, directory: false, outcome });
-        reportable = true;
-      }
-      for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
-      finished.push({ path: task.path, unreadable: false, items });
-      // Results go out as soon as a directory has some: the main thread may have enough already.
-      if (reportable && stack.length > 0) {
+        if (outcome.kind !== 'searched') continue;
+        // Results go out at once: the main thread may have enough already, and the next file's
+        // regex may never end.
+        chunks.push({ path: task.path, unreadable: false, items, done: false });
+        items = [];
         parentPort!.postMessage({
           kind: 'partial',
           id: job.id,
-          directories: finished.splice(0),
+          chunks: chunks.splice(0),
         } satisfies FallbackWorkerReply);
       }
+      for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
+      chunks.push({ path: task.path, unreadable: false, items, done: true });
     }
     stack.reverse();
     parentPort!.postMessage({
       kind: 'done',
       id: job.id,
-      directories: finished,
+      chunks,
       pending: stopped ? [] : stack,
       levelRequests,
       stopped,

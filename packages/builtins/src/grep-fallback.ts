@@ -12,7 +12,8 @@ import {
 import { comparePaths, joinRealPath } from './discovery-paths.js';
 import type { GrepFile } from './grep-collector.js';
 import {
-  type DirectoryResult,
+  type DirectoryChunk,
+  type DirectoryItem,
   type DirectoryTask,
   type FallbackWorkerConfig,
   type FallbackWorkerReply,
@@ -182,9 +183,17 @@ interface SessionWorker {
   readonly onExit: () => void;
 }
 
+/** A walked directory's entries received so far. */
+interface DirectoryState {
+  readonly items: DirectoryItem[];
+  /** Its last chunk arrived. */
+  done: boolean;
+  unreadable: boolean;
+}
+
 interface CursorFrame {
   readonly path: string;
-  readonly items: DirectoryResult['items'];
+  readonly state: DirectoryState;
   index: number;
 }
 
@@ -198,8 +207,8 @@ type Ending =
 class FallbackSearch {
   private readonly workers: SessionWorker[] = [];
   private readonly queue = new DirectoryQueue();
-  /** Walked directories not yet merged, by path. */
-  private readonly results = new Map<string, DirectoryResult>();
+  /** Walked directories not yet merged through, by path. */
+  private readonly results = new Map<string, DirectoryState>();
   private readonly cursor: CursorFrame[] = [];
   private rootMerged = false;
   /** The path of the directory the merge waits for, once the policy allowed it. */
@@ -384,7 +393,7 @@ class FallbackSearch {
       this.mergeFile(reply.outcome);
       return;
     }
-    for (const directory of reply.directories) this.results.set(directory.path, directory);
+    for (const chunk of reply.chunks) this.addChunk(chunk);
     if (reply.kind === 'done') {
       const { policy } = this.search;
       for (const task of reply.pending) if (policy.allows(task.path, 'list')) this.queue.push(task);
@@ -425,6 +434,17 @@ class FallbackSearch {
 
   // --- the ordered merge -----------------------------------------------------------------------
 
+  private addChunk(chunk: DirectoryChunk): void {
+    let state = this.results.get(chunk.path);
+    if (state === undefined) {
+      state = { items: [], done: false, unreadable: false };
+      this.results.set(chunk.path, state);
+    }
+    for (const item of chunk.items) state.items.push(item);
+    state.done ||= chunk.done;
+    state.unreadable ||= chunk.unreadable;
+  }
+
   /** Merges results in walk order as far as they reach, feeding the collector. */
   private merge(): void {
     const { policy, root } = this.search;
@@ -435,15 +455,18 @@ class FallbackSearch {
           this.end({ kind: 'complete' });
           return;
         }
-        const result = this.results.get(root);
-        if (result === undefined) return;
-        this.results.delete(root);
+        const state = this.results.get(root);
+        if (state === undefined) return;
         this.rootMerged = true;
-        this.enter(result);
+        this.cursor.push({ path: root, state, index: 0 });
         continue;
       }
-      const item = frame.items[frame.index];
+      const item = frame.state.items[frame.index];
       if (item === undefined) {
+        // The rest of this directory is still to come.
+        if (!frame.state.done) return;
+        if (frame.state.unreadable) this.unreadable += 1;
+        this.results.delete(frame.path);
         this.cursor.pop();
         continue;
       }
@@ -456,22 +479,16 @@ class FallbackSearch {
           }
           this.allowedDirectory = absolute;
         }
-        const result = this.results.get(absolute);
-        if (result === undefined) return;
-        this.results.delete(absolute);
+        const state = this.results.get(absolute);
+        if (state === undefined) return;
         frame.index += 1;
-        this.enter(result);
+        this.cursor.push({ path: absolute, state, index: 0 });
         continue;
       }
       frame.index += 1;
       if (!policy.allows(absolute, 'read')) continue;
       if (!this.mergeOutcome(absolute, item.outcome)) return;
     }
-  }
-
-  private enter(result: DirectoryResult): void {
-    if (result.unreadable) this.unreadable += 1;
-    this.cursor.push({ path: result.path, items: result.items, index: 0 });
   }
 
   private mergeFile(outcome: FileOutcome): void {

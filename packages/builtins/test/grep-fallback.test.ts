@@ -322,17 +322,57 @@ describe('runGrepFallback', () => {
       });
     }
 
-    it('stop at the limit, and one stuck in a runaway regex is terminated', async () => {
-      const local = await makeTree({ 'a/x.txt': 'aaa\naaa\naaa\n', 'z/evil.txt': EVIL_LINE });
+    it('stop at the limit, and one stuck in a runaway regex is terminated', {
+      skip: availableParallelism() < 2 ? 'needs two workers (one core here)' : false,
+      timeout: 120_000,
+    }, async () => {
+      // One job per directory: `a` (walked first) goes to one worker, the runaway files in z0..z3
+      // make a backlog that starts another. The limit is reached from a/x.txt, whose first line
+      // takes that worker most of a second of backtracking (finite: 24 a's) before the two
+      // matching lines, so by then the other worker is deep inside a runaway line and must be
+      // terminated.
+      const local = await makeTree({
+        'a/x.txt': `${'a'.repeat(24)}!\naaa\naaa\n`,
+        ...Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`z${index}/evil.txt`, EVIL_LINE])),
+      });
       try {
         const before = grepFallbackWorkerCounts();
-        const result = await runJs(local, { pattern: '(a+)+$', limit: 1 });
-        assert.match(result.text, /^a\/x\.txt:1: aaa\n\n\[Result limit reached/);
+        const result = await runJs(local, { pattern: '(a+)+$', limit: 1 }, { jobBudget: 1 });
+        assert.match(result.text, /^a\/x\.txt:2: aaa\n\n\[Result limit reached/);
         const afterwards = grepFallbackWorkerCounts();
         assert.equal(afterwards.inUse, 0);
         assert.equal(strayWorkers(), 0);
         assert.ok(afterwards.exited > before.exited, 'the stuck worker was terminated');
-        assert.equal((await runJs(local, { pattern: 'aaa' })).files, 2);
+        // No stuck worker went back to the pool: the next search runs.
+        assert.equal((await runJs(local, { pattern: 'aaa', path: 'a' })).files, 1);
+      } finally {
+        await local.remove();
+      }
+    });
+
+    // The timeout only turns a hang (the regression this test is about) into a failure.
+    it('stop at the limit from results sent file by file, before a runaway file in the same directory', {
+      timeout: 120_000,
+    }, async () => {
+      // The worker that walks `flat` sends each file's matches as soon as it has them: were they
+      // sent per directory, the runaway file at the end would hold them back and the search
+      // would never end. Whether the worker sees the stop flag before that file or is terminated
+      // inside it, the call returns with the first five matches.
+      const local = await makeTree({
+        ...Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`flat/f${index}.txt`, 'aaa\n'])),
+        'flat/zz-evil.txt': EVIL_LINE,
+      });
+      try {
+        const result = await runJs(local, { pattern: '(a+)+$', limit: 5 });
+        assert.deepEqual(
+          result.text.split('\n').slice(0, 5),
+          [0, 1, 2, 3, 4].map((index) => `flat/f${index}.txt:1: aaa`),
+        );
+        assert.match(result.text, /Result limit reached/);
+        const counts = grepFallbackWorkerCounts();
+        assert.equal(counts.inUse, 0);
+        assert.equal(strayWorkers(), 0);
+        assert.equal((await runJs(local, { pattern: '^aaa$', path: 'flat', limit: 2000 })).files, 10);
       } finally {
         await local.remove();
       }
