@@ -286,12 +286,12 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           measured: `list ${describeStats(first, 'ms')}; with no MCP servers configured ${describeStats(bare, 'ms')}`,
           met: firstMet,
           limitedBy:
-            'not the MCP inventory: the first dispatch of every Host pays for creating its own argument validator (three ajv instances) and compiling the called tool’s schema, whether or not any server is configured (compare the no-servers row).',
+            'the first call of a new Host reads the 50 cache files for the inventory (the baseline row); every Host of the process shares one argument validator (contracts sharedArgumentValidator), so only the first Host of a process compiles the use_capability schema (compare the no-servers row).',
           ...(firstMet
             ? {}
             : {
                 nextStep:
-                  'share one argument validator per process in packages/boot/src/create-host.ts (it calls createArgumentValidator() for every Host; the capability proxy already shares one), so a new Host reuses compiled schemas.',
+                  'profile the first dispatch of a new Host in packages/boot (create-host.ts, dispatch-pipeline.ts) against the no-servers row: the difference is the inventory read in packages/capability-proxy (readSchemaCache in src/mcp-tools.ts).',
               }),
         },
       ],

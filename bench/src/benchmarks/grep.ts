@@ -180,7 +180,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     const rgJson = worst(rgJsonRatios);
     const js = worst(jsRatios);
     return {
-      measured: `\`grep\` dispatched through the Host (surface \`full\`, \`include_hidden\` and \`no_ignore\` so the whole tree is searched, content mode) over the repository's own \`${tree}\` (${files.toLocaleString('en-US')} files, ${(bytes / 1e6).toFixed(0)} MB), once with ripgrep as the engine and once with the pure-JS fallback (\`rgPath: null\`; it reads and matches in a worker thread).`,
+      measured: `\`grep\` dispatched through the Host (surface \`full\`, \`include_hidden\` and \`no_ignore\` so the whole tree is searched, content mode) over the repository's own \`${tree}\` (${files.toLocaleString('en-US')} files, ${(bytes / 1e6).toFixed(0)} MB), once with ripgrep as the engine and once with the pure-JS fallback (\`rgPath: null\`; it walks, reads and matches in a pool of worker threads, one per core).`,
       baseline: `\`rg --no-config --hidden --no-ignore --line-number --regexp PATTERN -- ${tree}\` spawned from the same process, all of its output read. \`rg --json\` (what the tool parses) is shown for reference.`,
       setup: `${SCENARIOS.length} patterns × ${rounds} rounds, interleaved (start rotated), 1 warm-up round; the tree is in the page cache for every contender`,
       figures,
@@ -203,11 +203,11 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           target: 'JS fallback within 4× of rg',
           measured: `worst pattern ${describeStats(js, '×')}`,
           met: js.median <= 4,
-          limitedBy: `reading and decoding every file: the engine opens, reads and closes each of the ${files.toLocaleString('en-US')} files through the libuv thread pool${readAllStats ? ` (reading them one after another with readFileSync and nothing else took ${formatValue(readAllStats.median, 'ms')} here, against ${formatValue(Math.min(...jsMedians), 'ms')} for the fastest whole JS search)` : ''}, decodes each whole file to a JavaScript string before its RegExp runs, and walks the tree with readdir and the ignore rules on the main thread; ripgrep walks and searches with parallel threads, memory maps and searches bytes.`,
+          limitedBy: `opening and reading every one of the ${files.toLocaleString('en-US')} files: the engine walks, reads and matches in one worker thread per core with synchronous file calls, and skips decoding any file whose raw bytes lack a literal every match must contain${readAllStats ? ` (reading the files one after another with readFileSync and nothing else took ${formatValue(readAllStats.median, 'ms')} here, against ${formatValue(Math.min(...jsMedians), 'ms')} for the fastest whole JS search)` : ''}; a pattern without a required literal still decodes every file and runs V8's backtracking RegExp, and \`ignore_case\` copies each file's bytes to a string first (Node has no case-insensitive byte search); ripgrep memory-maps files and searches bytes with a finite automaton.`,
           ...(js.median <= 4
             ? {}
             : {
-                nextStep: `in packages/builtins/src/grep-fallback-worker.ts (searchFile), test the raw bytes for the pattern’s required literal (Buffer.includes) before decoding: most files never match, and decoding the 83 MB of text in this repository’s node_modules took about 140 ms against 12 ms for Buffer.includes over the same bytes (measured by hand, see the issue note).${readAllRatio === undefined || readAllRatio < 2 ? '' : ` That alone may not reach 4× when reading every file in one thread already costs ${readAllRatio.toFixed(1)}× ripgrep (the readFileSync row): split reading and matching over one worker per core, as ripgrep does.`}`,
+                nextStep: `profile the slowest pattern in packages/builtins/src/grep-fallback-worker.ts: for \`ignore_case\`, a byte-level case-insensitive check of the required literal before decoding; for patterns without a required literal, a cheaper first pass (for example the longest literal alternative) before the RegExp.${readAllRatio === undefined || readAllRatio < 2 ? '' : ` Reading every file in one thread already costs ${readAllRatio.toFixed(1)}× ripgrep here (the readFileSync row).`}`,
               }),
         },
       ],
