@@ -180,6 +180,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/run-command.js').then((module) => module.runCommand),
   },
   {
+    name: 'trust',
+    summary: "approve the project's toolhost.config.json as it is now",
+    usage: ['trust [--status] [--revoke] [--json]'],
+    description:
+      'A project configuration is data the model or a cloned repository may have written, so until you ' +
+      'approve it, it can only narrow the policy: a wider default sandbox or approval, extra roots, allow ' +
+      'rules, exceptions to protected or secret paths and an audit path are not applied, and starting one ' +
+      'of its MCP servers asks you. `trust` approves the file as its bytes are now (any change ends the ' +
+      'approval) and says what it may now widen; --status only reports, --revoke withdraws. Approvals ' +
+      'are kept in the user configuration directory (TOOLHOST_CONFIG_DIR, else $XDG_CONFIG_HOME/toolhost ' +
+      'or ~/.config/toolhost), never in the project.',
+    options: {
+      status: { type: 'boolean', description: 'report whether the file is approved, change nothing' },
+      revoke: { type: 'boolean', description: 'withdraw the approval' },
+      json: { type: 'boolean', description: 'print JSON for programs' },
+    },
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/trust-command.js').then((module) => module.trustCommand),
+  },
+  {
     name: 'replay',
     summary: "re-run a transcript's tool calls under the current policy",
     usage: ['replay FILE.jsonl [--json]'],

@@ -112,8 +112,17 @@ describe('toolhost (command line)', () => {
       'toolhost.config.json': JSON.stringify({ defaults: { sandbox: 'workspace_write', surface: 'full' } }),
     });
     try {
+      // Until the user approves the project file, its wider default sandbox is not applied.
+      const untrusted = await runToolhost(['tools'], { cwd: configured.root });
+      assert.equal(untrusted.code, 0, untrusted.stderr);
+      assert.match(untrusted.stdout, /sandbox read_only, approval on_request, surface full/);
+      assert.match(untrusted.stderr, /not trusted.*defaults\.sandbox.*toolhost trust/);
+      const trusted = await runToolhost(['trust'], { cwd: configured.root });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      assert.match(trusted.stdout, /Approved .*toolhost\.config\.json.*defaults\.sandbox/);
       const fromConfig = await runToolhost(['tools'], { cwd: configured.root });
       assert.equal(fromConfig.code, 0, fromConfig.stderr);
+      assert.equal(fromConfig.stderr, '');
       assert.match(fromConfig.stdout, /sandbox workspace_write, approval on_request, surface full/);
       const fromFlag = await runToolhost(['tools', '--sandbox', 'read_only'], { cwd: configured.root });
       assert.match(fromFlag.stdout, /sandbox read_only, approval on_request, surface full/);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,9 +21,18 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Generous: the machine is shared and loaded; nothing asserts on time. */
 export const PROCESS_TIMEOUT_MS = 120_000;
 
-/** The environment for the CLI: no provider keys leak in from the developer's shell, no colours. */
+/**
+ * The user configuration directory of every CLI this test process starts (its own config.json and
+ * trust store), so the developer's own ~/.config/toolhost never changes what a test sees.
+ */
+export const TEST_USER_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'toolhost-cli-user-'));
+
+/**
+ * The environment for the CLI: no provider keys leak in from the developer's shell, no colours, a
+ * private user configuration directory ({@link TEST_USER_CONFIG_DIR}).
+ */
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TOOLHOST_CONFIG_DIR: TEST_USER_CONFIG_DIR };
   for (const name of [
     'OPENAI_API_KEY',
     'OPENAI_BASE_URL',

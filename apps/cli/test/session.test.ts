@@ -4,7 +4,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Json, makeProject, pidsMatching, SessionDriver, uniqueSleep, waitFor } from './helpers.js';
+import {
+  type Json,
+  makeProject,
+  pidsMatching,
+  runToolhost,
+  SessionDriver,
+  uniqueSleep,
+  waitFor,
+} from './helpers.js';
 
 const FILES = {
   'README.md': '# Lantern\n\nLantern is a tiny demo project.\n',
@@ -439,6 +447,9 @@ describe('toolhost session (shell tools)', () => {
       permissions: { allow: ['mcp__memory__read_graph'] },
     };
     const project = await makeProject({ ...FILES, 'toolhost.config.json': JSON.stringify(config) });
+    // A project's servers start without asking only once the user approved its configuration.
+    const trusted = await runToolhost(['trust'], { cwd: project.root });
+    assert.equal(trusted.code, 0, trusted.stderr);
     const session = SessionDriver.start([], { cwd: project.root });
     try {
       const connected = await expectOk(session, {

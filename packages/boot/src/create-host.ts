@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
 import {
@@ -49,16 +49,15 @@ import type {
 } from './host-types.js';
 import {
   CONFIG_FILE_NAME,
-  EMPTY_HOST_CONFIG,
   type HostConfig,
   type HostConfigInput,
-  loadHostConfig,
-  parseHostConfig,
   type SurfaceProfile,
 } from './parse-host-config.js';
 import { createPermissionRules } from './permission-rules.js';
+import { type ConfigLayerReport, type IgnoredSetting, resolveHostConfig } from './resolve-host-config.js';
 import { type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
 import { createStormBreaker } from './storm-breaker.js';
+import { resolveUserConfigDir } from './user-config.js';
 
 /** Options of {@link createHost}. Explicit options win over the configuration's `defaults`. */
 export interface HostOptions {
@@ -75,10 +74,24 @@ export interface HostOptions {
   /** Default: detected (`windows` on win32, `posix` elsewhere). */
   readonly platform?: HostPlatform;
   /**
-   * The configuration: a parsed object, a file path, or `false` for none. Default
-   * `<root>/toolhost.config.json` when it exists.
+   * The configuration: a parsed object or a file path (both the caller's choice, trusted), or `false`
+   * for none. Default: the project's `<root>/toolhost.config.json` when it exists, which is read only
+   * from a regular file and, until the user approved its exact bytes, can only narrow the policy
+   * (see `resolveHostConfig`; what it could not widen is in {@link Host.configReport}).
    */
   readonly config?: HostConfigInput | string | false;
+  /**
+   * The user's own configuration (trusted; the project layer goes on top of it): an object or a file.
+   * Default none; the `toolhost` command passes `<user config dir>/config.json`.
+   */
+  readonly userConfig?: HostConfigInput | string | false;
+  /**
+   * Whether the project configuration may widen the policy: `'store'` (default: only when the user
+   * approved its exact bytes with `toolhost trust`), `true` or `false`.
+   */
+  readonly projectConfigTrust?: boolean | 'store';
+  /** The user configuration directory (the trust store); default `resolveUserConfigDir()`. */
+  readonly userConfigDir?: string;
   /** Caches, job logs, the result store and the audit log; default `<root>/.toolhost`. */
   readonly stateDir?: string;
   /** Asks a person; without it an "ask" decision fails closed with `APPROVAL_REQUIRED`. */
@@ -154,7 +167,13 @@ export interface Host {
   readonly surface: SurfaceProfile;
   readonly platform: HostPlatform;
   readonly stateDir: string;
+  /** The effective configuration (every layer merged). */
   readonly config: HostConfig;
+  /** Which configuration layers were read, and what an untrusted project configuration did not get. */
+  readonly configReport: {
+    readonly layers: readonly ConfigLayerReport[];
+    readonly ignored: readonly IgnoredSetting[];
+  };
   /** Every registered tool, surface or not. */
   readonly registry: ToolRegistry;
   readonly pathPolicy: PathPolicy;
@@ -230,7 +249,19 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (ToolhostError.isInstance(error)) throw error;
     throw configError('root', 'does not exist or cannot be read', error);
   }
-  const config = readConfig(options.config, rootInput);
+  // Configuration files are named by the real root, so trust granted to one is found again.
+  const realRoot = realpathSync(rootInput);
+  const userConfigDir = options.userConfigDir ?? resolveUserConfigDir();
+  const resolvedConfig = resolveHostConfig({
+    root: realRoot,
+    ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.userConfig === undefined ? {} : { userConfig: options.userConfig }),
+    projectTrust: options.projectConfigTrust ?? 'store',
+    userConfigDir,
+  });
+  if (!resolvedConfig.ok) throw resolvedConfig.error;
+  const config = resolvedConfig.value.config;
+  const untrustedServers = resolvedConfig.value.untrustedServers;
   const sandbox = oneOf('sandbox', options.sandbox, SANDBOXES, config.defaults.sandbox ?? 'read_only');
   const approval = oneOf('approval', options.approval, APPROVALS, config.defaults.approval ?? 'on_request');
   const surface = oneOf('surface', options.surface, SURFACES, config.defaults.surface ?? 'lean');
@@ -269,8 +300,25 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const stateInsideRoot =
     stateRelative !== '' && !stateRelative.startsWith('..') && !isAbsolute(stateRelative);
   const statePatterns = stateInsideRoot ? [`/${stateRelative.split(/[\\/]/).join('/')}/**`] : [];
-  const protectedPaths = [...DEFAULT_PROTECTED_PATHS, ...config.protectedPaths, ...statePatterns];
-  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths, ...statePatterns];
+  // The configuration is the user's, not the model's: every configuration file read from inside the
+  // project, the project file's name at any depth (a nested project's own) and the user's own
+  // configuration directory when a root contains it are protected in every layer (file tools and the
+  // shell sandbox); the user directory is secret as well (it holds the trust store and sign-ins).
+  const configPatterns = [
+    CONFIG_FILE_NAME,
+    ...resolvedConfig.value.files.map((file) => anchoredPattern(realRoot, file)).filter(isString),
+  ];
+  const userDirPatterns = [realRoot, ...allowedRoots]
+    .map((base) => anchoredPattern(base, userConfigDir, true))
+    .filter(isString);
+  const protectedPaths = [
+    ...DEFAULT_PROTECTED_PATHS,
+    ...configPatterns,
+    ...config.protectedPaths,
+    ...userDirPatterns,
+    ...statePatterns,
+  ];
+  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths, ...userDirPatterns, ...statePatterns];
   let pathPolicy: PathPolicy;
   try {
     pathPolicy = createPathPolicy({
@@ -386,7 +434,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         catalog: () => catalog,
         dispatchTool: (name, args, context) =>
           (pipeline as DispatchPipeline).dispatchTool(name, args, context),
-        authorize: (request) => authorizeCapability(pipeline as DispatchPipeline, request, sandbox),
+        authorize: (request) =>
+          authorizeCapability(pipeline as DispatchPipeline, request, sandbox, untrustedServers),
         resultStore,
         cwd: rootInput,
       });
@@ -513,6 +562,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       platform,
       stateDir,
       config,
+      configReport: { layers: resolvedConfig.value.layers, ignored: resolvedConfig.value.ignored },
       registry,
       pathPolicy,
       surfaceNames: () => surfaceNames,
@@ -614,12 +664,17 @@ async function authorizeCapability(
   pipeline: DispatchPipeline,
   request: CapabilityAuthorizationRequest,
   sandbox: SandboxMode,
+  untrustedServers: ReadonlySet<string>,
 ): Promise<CapabilityAuthorization> {
   const connect = request.kind === 'mcp-connect';
+  // A server that only an unapproved project configuration defines is the project's code, not the
+  // user's choice: starting it asks a person every time (fails closed where no one can be asked), and
+  // its tools get no installation trust.
+  const fromProject = untrustedServers.has(request.server);
   const claimed = request.annotations;
   const annotations: ToolAnnotations = connect
     ? {}
-    : request.annotationsTrusted
+    : request.annotationsTrusted && !fromProject
       ? claimed
       : {
           ...(claimed.readOnly === false ? { readOnly: false } : {}),
@@ -632,25 +687,18 @@ async function authorizeCapability(
     group: 'utility_builtins',
     category: annotations.readOnly === true ? 'read' : 'utility',
     annotations,
-    trusted: connect || (request.annotationsTrusted && sandbox !== 'read_only'),
+    trusted: !fromProject && (connect || (request.annotationsTrusted && sandbox !== 'read_only')),
+    ...(fromProject && connect
+      ? {
+          approvalRequired:
+            'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
+        }
+      : {}),
     callId: request.callId,
     invocation: { kind: 'capability', capabilityId: request.capabilityId },
     preview: request.preview,
     signal: request.signal,
   });
-}
-
-function readConfig(setting: HostOptions['config'], root: string): HostConfig {
-  if (setting === false) return EMPTY_HOST_CONFIG;
-  if (setting === undefined || typeof setting === 'string') {
-    const file = setting === undefined ? join(root, CONFIG_FILE_NAME) : resolve(root, setting);
-    const loaded = loadHostConfig(file, { optional: setting === undefined });
-    if (!loaded.ok) throw loaded.error;
-    return loaded.value;
-  }
-  const parsed = parseHostConfig(setting, 'options.config');
-  if (!parsed.ok) throw parsed.error;
-  return parsed.value;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -659,4 +707,16 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+function isString(value: string | undefined): value is string {
+  return value !== undefined;
+}
+
+/** A root-anchored pattern (`/a/b`, with `/**` for a directory) for `target` when it lies inside `base`. */
+function anchoredPattern(base: string, target: string, directory = false): string | undefined {
+  const rel = relative(base, target);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  const names = rel.split(/[\\/]/).join('/');
+  return directory ? `/${names}/**` : `/${names}`;
 }

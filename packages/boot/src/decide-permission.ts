@@ -30,6 +30,11 @@ export interface PermissionToolFacts {
    * `read_only` run for tools, see the README.
    */
   readonly trusted?: boolean;
+  /**
+   * Set when the target must be approved by a person whatever the rules allow (a server defined by
+   * an unapproved project configuration): the reason. Only a deny rule decides before it.
+   */
+  readonly approvalRequired?: string;
 }
 
 /** The input of {@link decidePermission}. */
@@ -101,7 +106,8 @@ export function sandboxDenial(
  *
  * 1. sandbox: a writer in a `read_only` run → deny `PERMISSION_DENIED` (whatever the surface);
  * 2. path policy: a refused target → deny with the policy's code (final, also under `never`);
- * 3. configured rules on the exact tool name: `deny` → deny `APPROVAL_DENIED`, then `ask`, then `allow`;
+ * 3. configured rules on the exact tool name: `deny` → deny `APPROVAL_DENIED`; then a target that
+ *    needs a person whatever the rules say (`approvalRequired`) → ask; then `ask`, then `allow` rules;
  * 4. writers (category `write`): `strict` → ask, otherwise allow (source `policy`);
  * 5. shell inside an OS sandbox (`read_only`, `workspace_write`): `strict` → ask, otherwise allow
  *    (source `sandbox`); under `danger_full_access` the shell falls through to its annotations;
@@ -132,6 +138,9 @@ export function decidePermission(request: PermissionRequest): PermissionDecision
       rule: rule.rule,
       reason: `the configured rule deny "${rule.rule}" refuses this call`,
     };
+  }
+  if (tool.approvalRequired !== undefined) {
+    return { type: 'ask', source: 'config', reason: tool.approvalRequired };
   }
   if (rule?.effect === 'ask') {
     return { type: 'ask', source: 'rule', rule: rule.rule, reason: `the configured rule ask "${rule.rule}"` };

@@ -44,6 +44,7 @@ export {
   type HostConfigInput,
   loadHostConfig,
   type McpServerConfig,
+  parseConfigText,
   parseHostConfig,
   type SurfaceProfile,
 } from './parse-host-config.js';
@@ -56,6 +57,16 @@ export {
   type PermissionRules,
   parsePermissionRule,
 } from './permission-rules.js';
+export {
+  type ConfigLayerReport,
+  type ConfigRole,
+  type IgnoredSetting,
+  MAX_CONFIG_BYTES,
+  type ResolvedHostConfig,
+  type ResolveHostConfigOptions,
+  readConfigFile,
+  resolveHostConfig,
+} from './resolve-host-config.js';
 export { ABORT_GRACE_MS, type RunToolOptions, type RunToolOutcome, runTool } from './run-tool.js';
 export {
   type HostPlatform,
@@ -82,3 +93,14 @@ export {
   type StormOutcome,
   stormCategory,
 } from './storm-breaker.js';
+export {
+  configDigest,
+  isProjectConfigTrusted,
+  type ProjectTrustEntry,
+  projectTrustEntry,
+  resolveUserConfigDir,
+  TRUST_STORE_FILE_NAME,
+  USER_CONFIG_FILE_NAME,
+  type UserConfigDirOptions,
+  writeProjectTrust,
+} from './user-config.js';

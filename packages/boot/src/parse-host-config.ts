@@ -222,9 +222,30 @@ export function parseHostConfig(
 }
 
 /**
+ * Parses and validates a configuration file's text (a leading BOM is skipped). Invalid JSON is
+ * `CONFIG_INVALID` with the parser's position, naming `source`.
+ */
+export function parseConfigText(text: string, source: string): Result<HostConfig, ToolhostError> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    return err(
+      new ToolhostError({
+        code: 'CONFIG_INVALID',
+        message: `${source}: (file): not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        details: { source, field: '(file)' },
+        cause: error,
+      }),
+    );
+  }
+  return parseHostConfig(parsed, source);
+}
+
+/**
  * Reads and validates a configuration file. A missing file is an empty configuration when
- * `optional` is set (the default `<root>/toolhost.config.json`), and `CONFIG_INVALID` otherwise; so
- * are unreadable files and invalid JSON (with the parser's position).
+ * `optional` is set, and `CONFIG_INVALID` otherwise; so are unreadable files and invalid JSON (with
+ * the parser's position). Hosts read their layers with `resolveHostConfig`, which also refuses links.
  */
 export function loadHostConfig(
   file: string,
@@ -245,18 +266,5 @@ export function loadHostConfig(
       }),
     );
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (error) {
-    return err(
-      new ToolhostError({
-        code: 'CONFIG_INVALID',
-        message: `${file}: (file): not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-        details: { source: file, field: '(file)' },
-        cause: error,
-      }),
-    );
-  }
-  return parseHostConfig(parsed, file);
+  return parseConfigText(text, file);
 }

@@ -49,7 +49,8 @@ describe('createHost', () => {
       join(root.dir, 'toolhost.config.json'),
       JSON.stringify({ defaults: { sandbox: 'workspace_write', surface: 'full', approval: 'strict' } }),
     );
-    const h = await createHost({ root: root.dir, approval: 'never' });
+    // A project configuration widens the sandbox only once the user approved it (project-config-trust.test.ts).
+    const h = await createHost({ root: root.dir, approval: 'never', projectConfigTrust: true });
     hosts.push(h);
     assert.equal(h.sandbox, 'workspace_write');
     assert.equal(h.surface, 'full');

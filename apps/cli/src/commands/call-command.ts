@@ -14,7 +14,10 @@ import { sessionResult } from '../session-line.js';
 export const callCommand: CommandHandler = async ({ globals, values, positionals, io, signal }) => {
   const [name, argumentsText] = positionals as [string, string | undefined];
   const prompt = { input: io.stdin, output: io.stderr, env: io.env };
-  const host = await openHost(globals, canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {});
+  const host = await openHost(globals, {
+    io,
+    ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
+  });
   try {
     const result = await host.dispatch(
       { id: 'call_1', name, ...(argumentsText === undefined ? {} : { arguments: argumentsText }) },

@@ -68,7 +68,7 @@ export const replayCommand: CommandHandler = async ({ globals, values, positiona
     throw usageError(`cannot replay ${file}: ${(error as Error).message}`, error);
   }
   if (transcript.batches.length === 0) throw usageError(`${file} records no tool calls to replay`);
-  const host = await openHost(globals);
+  const host = await openHost(globals, { io });
   const replayed: ReplayedCall[] = [];
   try {
     for (const batch of transcript.batches) {

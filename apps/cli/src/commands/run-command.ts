@@ -148,7 +148,10 @@ export const runCommand: CommandHandler = async ({
   const maxRounds = parseRounds(values['max-rounds'] as string | undefined);
   const task = positionals[0]?.trim() || DEFAULT_TASK;
   const prompt = { input: io.stdin, output: io.stderr, env: io.env };
-  const host = await openHost(globals, canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {});
+  const host = await openHost(globals, {
+    io,
+    ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
+  });
   try {
     const { getDialect } = await import('@toolhost/provider-dialects');
     const transcriptPath =

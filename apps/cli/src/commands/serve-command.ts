@@ -23,7 +23,7 @@ function parsePort(text: string): number {
  */
 export const serveCommand: CommandHandler = async ({ globals, values, io, signal }) => {
   const port = typeof values.http === 'string' ? parsePort(values.http) : undefined;
-  const host = await openHost(globals);
+  const host = await openHost(globals, { io });
   try {
     if (port !== undefined) {
       const http = await startHttpServer({

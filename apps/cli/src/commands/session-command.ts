@@ -55,7 +55,7 @@ async function answer(host: Host, line: string, signal: AbortSignal): Promise<un
  * No one can be asked for approval here, so such calls fail closed.
  */
 export const sessionCommand: CommandHandler = async ({ globals, io, signal }) => {
-  const host = await openHost(globals);
+  const host = await openHost(globals, { io });
   const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
   const stop = () => lines.close();
   signal.addEventListener('abort', stop, { once: true });

@@ -34,7 +34,7 @@ export const toolsCommand: CommandHandler = async ({ globals, values, io }) => {
   if (dialect !== undefined && !(DIALECTS as readonly string[]).includes(dialect)) {
     throw usageError(`--dialect must be one of ${DIALECTS.join(', ')}`);
   }
-  const host = await openHost(globals);
+  const host = await openHost(globals, { io });
   try {
     const neutral = host.modelTools();
     let tools: readonly unknown[] = neutral;
