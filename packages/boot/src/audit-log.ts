@@ -5,6 +5,12 @@ import { dirname } from 'node:path';
 export type AuditEventType =
   | 'host-created'
   | 'host-restored'
+  | 'config-resolved'
+  | 'sessions-pruned'
+  | 'session-opened'
+  | 'session-resumed'
+  | 'session-closed'
+  | 'session-persist-failed'
   | 'batch-received'
   | 'call-received'
   | 'call-resolved'
@@ -30,6 +36,8 @@ export interface AuditEvent {
   readonly at: string;
   /** Increases by one per event of a host. */
   readonly seq: number;
+  /** The session the event belongs to (absent on host-level events). */
+  readonly sessionId?: string;
   readonly callId?: string;
   readonly batchId?: string;
   readonly toolName?: string;

@@ -1,164 +1,61 @@
 import { setMaxListeners } from 'node:events';
-import { mkdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
-import {
-  type CapabilityAuthorization,
-  type CapabilityAuthorizationRequest,
-  type CapabilityProxy,
-  createCapabilityProxy,
-  createResultStore,
-} from '@toolhost/capability-proxy';
+import { type CapabilityProxy, createCapabilityProxy } from '@toolhost/capability-proxy';
 import {
   type AnyToolDefinition,
   createToolRegistry,
+  defineTool,
   type ModelTool,
-  type RegisteredTool,
-  sha256Hex,
   sharedArgumentValidator,
-  type ToolAnnotations,
+  type ToolCallContext,
   ToolhostError,
   type ToolRegistry,
-  toModelTools,
 } from '@toolhost/contracts';
-import { createJobManager, type JobManager } from '@toolhost/jobs';
-import {
-  createPathPolicy,
-  DEFAULT_PROTECTED_PATHS,
-  DEFAULT_SECRET_PATHS,
-  type PathPolicy,
-} from '@toolhost/path-policy';
-import {
-  type CompiledTools,
-  type CompileToolsOptions,
-  compileTools,
-  type DialectName,
-  fingerprintValue,
-  type HostedTool,
-} from '@toolhost/provider-dialects';
-import { createObservationStore, type ObservationStoreSnapshot } from '@toolhost/read-evidence';
-import { type AuditEvent, type AuditLog, createAuditLog } from './audit-log.js';
+import { createJobManager, normalizeSandboxOptions, type SandboxOptions } from '@toolhost/jobs';
+import type { PathPolicy } from '@toolhost/path-policy';
+import type { DialectName } from '@toolhost/provider-dialects';
+import type { ObservationStore } from '@toolhost/read-evidence';
+import { type AuditLog, createAuditLog } from './audit-log.js';
+import { createSession, narrowPolicy, type SessionServices } from './create-session.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
-import { createDispatchPipeline, type DispatchPipeline } from './dispatch-pipeline.js';
-import type {
-  ApproveCallback,
-  BatchResult,
-  DispatchOptions,
-  DispatchResult,
-  ToolCall,
-} from './host-types.js';
+import { createHostSurfaces } from './host-surface.js';
+import { type HostOptions, type HostSettings, resolveHostSettings } from './host-settings.js';
+import type { BatchResult, DispatchOptions, DispatchResult, ToolCall } from './host-types.js';
+import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
+import type { ConfigLayerReport, IgnoredSetting } from './resolve-host-config.js';
+import { type HostPlatform, shellToolName, USE_CAPABILITY } from './select-surface.js';
+import { checkRestoreSnapshot, type HostSnapshot, hostSnapshotOf } from './session-snapshot.js';
 import {
-  CONFIG_FILE_NAME,
-  type HostConfig,
-  type HostConfigInput,
-  type SurfaceProfile,
-} from './parse-host-config.js';
-import { createPermissionRules } from './permission-rules.js';
-import { type ConfigLayerReport, type IgnoredSetting, resolveHostConfig } from './resolve-host-config.js';
-import { type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
-import { createStormBreaker } from './storm-breaker.js';
-import { resolveUserConfigDir } from './user-config.js';
+  checkSessionId,
+  DEFAULT_SESSION_MAX_AGE_MS,
+  DEFAULT_SESSIONS_MAX_BYTES,
+  ensureStateDir,
+  newSessionId,
+  pruneSessions,
+  readSessionSnapshot,
+  sessionDir,
+} from './session-store.js';
+import type {
+  ChildSessionOptions,
+  ProviderTools,
+  ProviderToolsOptions,
+  Session,
+  SessionOptions,
+  SessionSnapshot,
+} from './session-types.js';
 
-/** Options of {@link createHost}. Explicit options win over the configuration's `defaults`. */
-export interface HostOptions {
-  /** The project root; default the current directory. Must be an existing directory. */
-  readonly root?: string;
-  /** More roots the run may access (added to the configuration's `allowedRoots`). */
-  readonly allowedRoots?: readonly string[];
-  /** Default `read_only`. */
-  readonly sandbox?: SandboxMode;
-  /** Default `on_request`. */
-  readonly approval?: ApprovalPolicy;
-  /** Default `lean`. */
-  readonly surface?: SurfaceProfile;
-  /** Default: detected (`windows` on win32, `posix` elsewhere). */
-  readonly platform?: HostPlatform;
-  /**
-   * The configuration: a parsed object or a file path (both the caller's choice, trusted), or `false`
-   * for none. Default: the project's `<root>/toolhost.config.json` when it exists, which is read only
-   * from a regular file and, until the user approved its exact bytes, can only narrow the policy
-   * (see `resolveHostConfig`; what it could not widen is in {@link Host.configReport}).
-   */
-  readonly config?: HostConfigInput | string | false;
-  /**
-   * The user's own configuration (trusted; the project layer goes on top of it): an object or a file.
-   * Default none; the `toolhost` command passes `<user config dir>/config.json`.
-   */
-  readonly userConfig?: HostConfigInput | string | false;
-  /**
-   * Whether the project configuration may widen the policy: `'store'` (default: only when the user
-   * approved its exact bytes with `toolhost trust`), `true` or `false`.
-   */
-  readonly projectConfigTrust?: boolean | 'store';
-  /** The user configuration directory (the trust store); default `resolveUserConfigDir()`. */
-  readonly userConfigDir?: string;
-  /** Caches, job logs, the result store and the audit log; default `<root>/.toolhost`. */
-  readonly stateDir?: string;
-  /** Asks a person; without it an "ask" decision fails closed with `APPROVAL_REQUIRED`. */
-  readonly approve?: ApproveCallback;
-  /** How long `approve` may take, in ms; default the configuration's, else 120000. */
-  readonly approvalTimeoutMs?: number;
-  /** Receives every audit event, synchronously. */
-  readonly onAudit?: (event: AuditEvent) => void;
-  /** Writes the JSONL audit log: `true` for `<stateDir>/audit.jsonl`, or a path. Default the configuration's `audit`. */
-  readonly auditFile?: boolean | string;
-  /**
-   * More tools (source `dynamic`, `mcp` or `builtin` for tests), registered beside the built-ins:
-   * reachable by name and as `tool:<name>`, never on the provider surface.
-   */
-  readonly tools?: readonly AnyToolDefinition[];
-  /**
-   * A snapshot of an earlier host over the same root ({@link Host.snapshot}): its file observations
-   * come back (re-validated by content on first use), so a resumed session need not re-read files.
-   * Stored results are found again in the state directory. A snapshot of another root or format is
-   * `CONFIG_INVALID`.
-   */
-  readonly restore?: HostSnapshot;
-  /** Let shell commands reach the network in a `workspace_write` run (never in `read_only`). Default false. */
-  readonly network?: boolean;
-  /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
-  readonly rgPath?: string | null;
-}
+export type { HostOptions } from './host-settings.js';
+export type { HostSnapshot } from './session-snapshot.js';
+export type { ProviderTools, ProviderToolsOptions } from './session-types.js';
 
-/** Compile options of {@link Host.providerTools} (the dialect's own; hosted tools come from the registry). */
-export type ProviderToolsOptions = Omit<CompileToolsOptions, 'dialect' | 'hosted'>;
-
-/** A compiled surface: the dialect's compiled tools plus the fingerprint of the exact `tools` bytes. */
-export type ProviderTools = CompiledTools & {
-  /** 16 hex characters of SHA-256 of `JSON.stringify(tools)`. */
-  readonly fingerprint: string;
-};
-
-/** The resumable state of a host ({@link Host.snapshot}). */
-export interface HostSnapshot {
-  readonly format: 'toolhost-host-v1';
-  /** The real project root it was taken over. */
-  readonly root: string;
-  readonly takenAt: string;
-  readonly surfaceFingerprint: string;
-  readonly observations: ObservationStoreSnapshot;
-  /** The background jobs the host knew (their processes end with the host; logs are not kept). */
-  readonly jobs: readonly {
-    readonly id: string;
-    readonly shell: string;
-    readonly label: string;
-    readonly background: boolean;
-    readonly state: string;
-    readonly exitCode?: number;
-    readonly startedAt: number;
-    readonly endedAt?: number;
-  }[];
-  /** Stored (truncated) results, oldest first. */
-  readonly results: readonly {
-    readonly resultRef: string;
-    readonly callId: string;
-    readonly toolName: string;
-    readonly totalBytes: number;
-    readonly sha256: string;
-  }[];
-}
-
-/** A host: the frozen provider surface of one run policy and the dispatch pipeline. */
+/**
+ * A host: what every agent session over one project shares (configuration, registry and surfaces,
+ * compiled provider tools, MCP connections and their schema cache, the sandbox probe, the state
+ * directory), and the sessions themselves. `dispatch`, `dispatchBatch`, `drainNotes` and `snapshot`
+ * act on the host's default session, opened on first use.
+ */
 export interface Host {
   /** The real project root. */
   readonly root: string;
@@ -177,7 +74,7 @@ export interface Host {
   /** Every registered tool, surface or not. */
   readonly registry: ToolRegistry;
   readonly pathPolicy: PathPolicy;
-  /** The provider-visible tools' names, sorted. Frozen at creation. */
+  /** The provider-visible tools' names of the host's policy, sorted. Frozen at creation. */
   surfaceNames(): readonly string[];
   /** The provider-neutral surface (`{ name, description, inputSchema }`, canonical). Frozen at creation. */
   modelTools(): readonly ModelTool[];
@@ -190,222 +87,98 @@ export interface Host {
    * Throws `DialectError` `CONFIG_INVALID` for an unknown dialect.
    */
   providerTools(dialect: DialectName, options?: ProviderToolsOptions): ProviderTools;
-  /** Runs one call as a batch of one (the storm breaker's notice, when any, is on the result). */
-  dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
-  /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, results in order. */
-  dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
   /**
-   * What happened in the background since the last call, for the caller to put in the next turn
-   * (one note: "Background job updates since your last message: ..."), or `undefined`. Each job is
-   * announced once; after a restore, the first note also names the jobs of the previous session.
+   * Opens a new agent session: its own id, policy (never wider than the host's), observations,
+   * jobs, stored results, storm breaker and ledger. `CONFIG_INVALID` for a wider policy or an id in use.
    */
+  openSession(options?: SessionOptions): Promise<Session>;
+  /**
+   * Continues a persisted session of this project by id: the same id, observations and stored
+   * results (its jobs did not survive; the first note says so). `SESSION_NOT_FOUND` when there is no
+   * such session, `SESSION_IN_USE` when a live host has it open.
+   */
+  resumeSession(id: string, options?: Omit<SessionOptions, 'id'>): Promise<Session>;
+  /** The sessions open now (the default one included once opened), oldest first. */
+  sessions(): readonly Session[];
+  /** The host's default session (opened on first use), which the methods below act on. */
+  defaultSession(): Session;
+  /** Runs one call in the default session, as a batch of one. */
+  dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
+  /** Runs one assistant turn's calls in the default session. */
+  dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
+  /** The default session's background notes for the next turn, or `undefined`. */
   drainNotes(): string | undefined;
   /**
-   * The host's resumable state as plain JSON: the agent's file observations, the refs of stored
-   * results and the background jobs known now. Pass it as `restore` to a later host over the same root.
+   * The default session's resumable state as plain JSON (observations, stored results, jobs known
+   * now, the session id). Pass it as `restore` to a later host over the same root.
    */
   snapshot(): HostSnapshot;
-  /** Cancels running calls, ends jobs and servers, flushes the audit log. Idempotent. */
+  /** Closes every session, then ends the MCP servers and flushes the audit log. Idempotent. */
   close(): Promise<void>;
-}
-
-const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
-const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
-const SURFACES: readonly SurfaceProfile[] = ['lean', 'full'];
-const PLATFORMS: readonly HostPlatform[] = ['posix', 'windows'];
-const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
-const STRAGGLER_WAIT_MS = 2_000;
-
-function configError(field: string, problem: string, cause?: unknown): ToolhostError {
-  return new ToolhostError({
-    code: 'CONFIG_INVALID',
-    message: `options: ${field}: ${problem}`,
-    details: { source: 'options', field },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback: T): T {
-  if (value === undefined) return fallback;
-  if (!allowed.includes(value as T)) throw configError(field, `expected one of ${allowed.join(', ')}`);
-  return value as T;
 }
 
 /**
  * Creates a host: reads and validates the configuration, composes the registry (built-ins in their
  * groups, `use_capability`, extra tools), freezes the provider surface for the run policy and
- * returns the dispatch pipeline.
+ * prunes old sessions of the project. Nothing starts: sessions open on demand (the default one on
+ * first use), MCP servers on their first call.
  *
  * Defaults: root = cwd, sandbox `read_only`, approval `on_request`, surface `lean`, platform
- * detected, configuration `<root>/toolhost.config.json` when present, state directory
- * `<root>/.toolhost`, approval timeout 120 s. Throws `ToolhostError` `CONFIG_INVALID` naming the
- * field for a bad option or configuration (a missing root, an unknown sandbox, a malformed rule ...).
+ * detected, configuration `<root>/toolhost.config.json` when present (untrusted until approved),
+ * state directory `<root>/.toolhost` (with a `.gitignore` of `*`), approval timeout 120 s, sessions
+ * kept 7 days within 2 GiB. Throws `ToolhostError` `CONFIG_INVALID` naming the field for a bad option
+ * or configuration.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
-  const rootInput = resolve(options.root ?? process.cwd());
-  try {
-    if (!statSync(rootInput).isDirectory()) throw configError('root', 'is not a directory');
-  } catch (error) {
-    if (ToolhostError.isInstance(error)) throw error;
-    throw configError('root', 'does not exist or cannot be read', error);
-  }
-  // Configuration files are named by the real root, so trust granted to one is found again.
-  const realRoot = realpathSync(rootInput);
-  const userConfigDir = options.userConfigDir ?? resolveUserConfigDir();
-  const resolvedConfig = resolveHostConfig({
-    root: realRoot,
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.userConfig === undefined ? {} : { userConfig: options.userConfig }),
-    projectTrust: options.projectConfigTrust ?? 'store',
-    userConfigDir,
-  });
-  if (!resolvedConfig.ok) throw resolvedConfig.error;
-  const config = resolvedConfig.value.config;
-  const untrustedServers = resolvedConfig.value.untrustedServers;
-  const sandbox = oneOf('sandbox', options.sandbox, SANDBOXES, config.defaults.sandbox ?? 'read_only');
-  const approval = oneOf('approval', options.approval, APPROVALS, config.defaults.approval ?? 'on_request');
-  const surface = oneOf('surface', options.surface, SURFACES, config.defaults.surface ?? 'lean');
-  const platform = oneOf(
-    'platform',
-    options.platform,
-    PLATFORMS,
-    process.platform === 'win32' ? 'windows' : 'posix',
-  );
-  const approvalTimeoutMs =
-    options.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-  if (!Number.isInteger(approvalTimeoutMs) || approvalTimeoutMs < 1) {
-    throw configError('approvalTimeoutMs', 'expected a positive integer');
-  }
-  if (options.approve !== undefined && typeof options.approve !== 'function') {
-    throw configError('approve', 'expected a function');
-  }
-  const stateDir = resolve(rootInput, options.stateDir ?? '.toolhost');
-  const allowedRoots = [...config.allowedRoots, ...(options.allowedRoots ?? [])].map((root) =>
-    resolve(rootInput, root),
-  );
-  const rules = (() => {
-    try {
-      return createPermissionRules(config.permissions);
-    } catch (error) {
-      throw configError('permissions', error instanceof Error ? error.message : String(error), error);
-    }
-  })();
-
-  // The state directory (job logs, stored results, caches, the audit log) is the host's own: inside
-  // the project it is protected from writes and secret for reads and listings, whatever the
-  // configuration says, so no file tool, search or sandboxed command can read it back or change it
-  // (the model pages results with session:tool_result and reads jobs with job_output). The anchored
-  // pattern matches the directory itself too; it comes last so no `!` exception can re-expose it.
-  const stateRelative = relative(rootInput, stateDir);
-  const stateInsideRoot =
-    stateRelative !== '' && !stateRelative.startsWith('..') && !isAbsolute(stateRelative);
-  const statePatterns = stateInsideRoot ? [`/${stateRelative.split(/[\\/]/).join('/')}/**`] : [];
-  // The configuration is the user's, not the model's: every configuration file read from inside the
-  // project, the project file's name at any depth (a nested project's own) and the user's own
-  // configuration directory when a root contains it are protected in every layer (file tools and the
-  // shell sandbox); the user directory is secret as well (it holds the trust store and sign-ins).
-  const configPatterns = [
-    CONFIG_FILE_NAME,
-    ...resolvedConfig.value.files.map((file) => anchoredPattern(realRoot, file)).filter(isString),
-  ];
-  const userDirPatterns = [realRoot, ...allowedRoots]
-    .map((base) => anchoredPattern(base, userConfigDir, true))
-    .filter(isString);
-  const protectedPaths = [
-    ...DEFAULT_PROTECTED_PATHS,
-    ...configPatterns,
-    ...config.protectedPaths,
-    ...userDirPatterns,
-    ...statePatterns,
-  ];
-  const secretPaths = [...DEFAULT_SECRET_PATHS, ...config.secretPaths, ...userDirPatterns, ...statePatterns];
-  let pathPolicy: PathPolicy;
-  try {
-    pathPolicy = createPathPolicy({
-      mode:
-        sandbox === 'danger_full_access'
-          ? 'danger_full_access'
-          : allowedRoots.length > 0
-            ? 'allowed_roots'
-            : 'current_project',
-      root: rootInput,
-      allowedRoots: sandbox === 'danger_full_access' ? allowedRoots : [rootInput, ...allowedRoots],
-      protectedPaths,
-      secretPaths,
-    });
-  } catch (error) {
-    throw configError('allowedRoots', error instanceof Error ? error.message : String(error), error);
-  }
-  const root = pathPolicy.roots[0] ?? rootInput;
+  const settings = resolveHostSettings(options);
+  const { root, stateDir, pathPolicy, sandbox, approval, surface, platform } = settings;
+  const restored = options.restore === undefined ? undefined : checkRestoreSnapshot(options.restore, root);
 
   const hostController = new AbortController();
   // Every running call listens on the host signal; a busy host legitimately has many listeners.
   setMaxListeners(0, hostController.signal);
-  const stragglers = new Set<Promise<unknown>>();
-  const inflight = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inflight.add(work);
-    void work.finally(() => inflight.delete(work)).catch(() => undefined);
-    return work;
-  };
-
-  const registry = createToolRegistry();
-  const observations = createObservationStore();
-  const restored = options.restore;
-  let restoredJobsNote: string | undefined;
-  if (restored !== undefined) {
-    if (
-      typeof restored !== 'object' ||
-      restored === null ||
-      restored.format !== 'toolhost-host-v1' ||
-      typeof restored.observations !== 'object' ||
-      !Array.isArray(restored.results)
-    ) {
-      throw configError('restore', 'expected a snapshot taken by Host.snapshot() (format toolhost-host-v1)');
-    }
-    if (restored.root !== root)
-      throw configError('restore', 'the snapshot was taken over another project root');
-    try {
-      observations.restore(restored.observations);
-    } catch (error) {
-      throw configError('restore', 'the snapshot holds invalid file observations', error);
-    }
-    // Processes never survive their host: tell the model what became of the jobs it knew.
-    const previous = (restored.jobs ?? []).filter((job) => typeof job?.id === 'string');
-    if (previous.length > 0) {
-      restoredJobsNote = `Background jobs of the session before the restart are gone (their processes ended with the old host and their output is no longer readable): ${previous
-        .map(
-          (job) =>
-            `${job.id} (${String(job.label).slice(0, 80)}) — ${job.state === 'running' ? 'interrupted' : job.state}`,
-        )
-        .join('; ')}. Start a command again if its result is still needed.`;
-    }
-  }
-  // Resources created from here on are released again if composing the host fails half-way.
   const disposers: (() => unknown)[] = [];
   try {
-    // Shell commands run as jobs inside the OS sandbox of this run (bubblewrap / Seatbelt), which
-    // makes the same promise as the path policy: the roots, the protected and the secret paths.
-    let jobs: JobManager;
+    ensureStateDir(stateDir);
+    const pruned = pruneSessions(stateDir, {
+      maxAgeMs: options.sessionRetention?.maxAgeMs ?? DEFAULT_SESSION_MAX_AGE_MS,
+      maxBytes: options.sessionRetention?.maxBytes ?? DEFAULT_SESSIONS_MAX_BYTES,
+    });
+
+    const services = new Map<string, SessionServices>();
+    const servicesOf = (context: ToolCallContext): SessionServices => {
+      const found = context.sessionId === undefined ? undefined : services.get(context.sessionId);
+      if (!found) {
+        throw new ToolhostError({
+          code: 'EXECUTION_ERROR',
+          message: `"${context.toolName}" was called outside an open session of this host`,
+          recovery: 'dispatch calls through a session (host.openSession) or the host',
+        });
+      }
+      return found;
+    };
+    const jobSandbox = {
+      roots: pathPolicy.roots,
+      protectedPaths: pathPolicy.protectedPatterns,
+      secretPaths: pathPolicy.secretPatterns,
+      network: options.network === true,
+      caseSensitive: pathPolicy.caseSensitive,
+    };
+    reapCrashedSessionJobs(stateDir, jobSandbox);
+    // The sandbox options are checked once here, so a session never fails on them later.
     try {
-      jobs = createJobManager({
-        sandbox: {
-          mode: sandbox,
-          roots: pathPolicy.roots,
-          protectedPaths: pathPolicy.protectedPatterns,
-          secretPaths: pathPolicy.secretPatterns,
-          network: options.network === true,
-          caseSensitive: pathPolicy.caseSensitive,
-        },
-        stateDir: join(stateDir, 'jobs'),
-      });
+      normalizeSandboxOptions({ ...jobSandbox, mode: sandbox });
     } catch (error) {
       throw configError('sandbox', error instanceof Error ? error.message : String(error), error);
     }
-    disposers.push(() => jobs.close());
+
+    const registry = createToolRegistry();
     const builtins: AnyToolDefinition[] = [
-      ...createShellTools({ jobs, pathPolicy, platform }),
-      ...createFileTools({ pathPolicy, observations }),
+      ...createShellTools({ jobs: (context) => servicesOf(context).jobs, pathPolicy, platform }),
+      ...createFileTools({
+        pathPolicy,
+        observations: (context): ObservationStore => servicesOf(context).observations,
+      }),
       ...createDiscoveryTools({
         pathPolicy,
         ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
@@ -418,142 +191,236 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         throw configError('tools', error instanceof Error ? error.message : String(error), error);
       }
     }
-
-    // Full bodies of truncated results, durable in the state directory so a resumed session finds them.
-    const resultStore = createResultStore({ dir: join(stateDir, 'results') });
-    disposers.push(() => resultStore.close());
-    let pipeline: DispatchPipeline | undefined;
-    // The catalog behind `tool:<name>`: listed tools that are not on the surface and that this run's
-    // sandbox does not refuse outright (a tool the model cannot use is a boundary it would argue with).
-    let catalog: readonly RegisteredTool[] = [];
+    // The MCP connections and schema cache are the host's; every session talks through its own frontend.
     let proxy: CapabilityProxy;
     try {
       proxy = createCapabilityProxy({
         stateDir,
-        mcpServers: config.mcpServers,
-        catalog: () => catalog,
-        dispatchTool: (name, args, context) =>
-          (pipeline as DispatchPipeline).dispatchTool(name, args, context),
-        authorize: (request) =>
-          authorizeCapability(pipeline as DispatchPipeline, request, sandbox, untrustedServers),
-        resultStore,
-        cwd: rootInput,
+        mcpServers: settings.config.mcpServers,
+        // The root frontend serves no model: every session has its own (fail closed if one is used).
+        authorize: async (request) => ({
+          allowed: false,
+          error: new ToolhostError({
+            code: 'PERMISSION_DENIED',
+            message: `"${request.toolName}" was asked outside a session`,
+          }),
+        }),
+        cwd: settings.rootInput,
       });
     } catch (error) {
       if (ToolhostError.isInstance(error)) throw error;
       throw configError('mcpServers', error instanceof Error ? error.message : String(error), error);
     }
     disposers.push(() => proxy.close());
-    registry.register(proxy.tool);
-    const surfaceCandidates = new Set([...builtins.map((tool) => tool.name), proxy.tool.name]);
+    registry.register(sessionProxyTool(proxy, (context) => servicesOf(context).proxy));
 
-    const surfaceTools: readonly RegisteredTool[] = Object.freeze(
-      selectSurface({
-        profile: surface,
-        sandbox,
-        platform,
-        // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
-        tools: registry.list({ visibility: 'all' }).filter((tool) => surfaceCandidates.has(tool.name)),
-      }),
-    );
-    const surfaceNames = Object.freeze(surfaceTools.map((tool) => tool.name));
-    const modelTools = deepFreeze(toModelTools(surfaceTools));
-    const fingerprint = sha256Hex(JSON.stringify(modelTools)).slice(0, 16);
-    const onSurface = new Set(surfaceNames);
-    // Every listed tool that is not on the surface stays reachable as `tool:<name>`, including the
-    // ones this run's sandbox refuses: called that way they get the same PERMISSION_DENIED as by name.
-    catalog = Object.freeze(
-      registry
-        .list()
-        .filter(
-          (tool) =>
-            !onSurface.has(tool.name) && tool.name !== USE_CAPABILITY && tool.definition.source !== 'hosted',
-        ),
-    );
-
-    const auditSetting = options.auditFile ?? config.audit;
-    const auditFile =
-      auditSetting === true
-        ? join(stateDir, 'audit.jsonl')
-        : typeof auditSetting === 'string'
-          ? resolve(root, auditSetting)
-          : undefined;
-    let audit: AuditLog;
-    try {
-      if (auditFile) mkdirSync(dirname(auditFile), { recursive: true, mode: 0o700 });
-      audit = createAuditLog({ onAudit: options.onAudit, file: auditFile });
-    } catch (error) {
-      throw configError('auditFile', 'the audit log cannot be created', error);
-    }
-
-    pipeline = createDispatchPipeline({
+    const surfaceFor = createHostSurfaces({
       registry,
-      validator: sharedArgumentValidator(),
-      sandbox,
-      approval,
       platform,
-      rules,
-      pathPolicy,
-      approve: options.approve,
-      approvalTimeoutMs,
-      audit,
-      resultStore,
-      stormBreaker: createStormBreaker(),
-      hostSignal: hostController.signal,
-      capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
-      onStraggler(settled) {
-        stragglers.add(settled);
-        void settled.finally(() => stragglers.delete(settled));
-      },
+      candidates: new Set([...builtins.map((tool) => tool.name), USE_CAPABILITY]),
     });
-    const activePipeline = pipeline;
-    const hostedTools: HostedTool[] = registry
-      .list()
-      .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
-      .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
-    const compiled = new Map<string, ProviderTools>();
-    const providerTools = (
-      dialect: DialectName,
-      compileOptions: ProviderToolsOptions = {},
-    ): ProviderTools => {
-      const key = JSON.stringify([dialect, compileOptions]);
-      let surfaceFor = compiled.get(key);
-      if (!surfaceFor) {
-        const result = compileTools(modelTools, {
-          ...compileOptions,
-          dialect,
-          ...(hostedTools.length > 0 ? { hosted: hostedTools } : {}),
-        });
-        surfaceFor = deepFreeze({ ...result, fingerprint: fingerprintValue(result.tools) });
-        compiled.set(key, surfaceFor);
-      }
-      return surfaceFor;
-    };
+    const hostSurface = surfaceFor(sandbox, surface);
 
+    const audit = openAudit(options, settings);
     audit.emit('host-created', {
       root,
       sandbox,
       approval,
       surface,
       platform,
-      surfaceFingerprint: fingerprint,
-      surfaceNames: [...surfaceNames],
+      surfaceFingerprint: hostSurface.fingerprint,
+      surfaceNames: [...hostSurface.names],
       tools: registry.size,
     });
-    if (restored) {
-      const missing = restored.results.filter(
-        (entry) => !resultStore.get({ toolCallId: entry.callId, resultRef: entry.resultRef }).ok,
-      );
-      audit.emit('host-restored', {
-        takenAt: restored.takenAt,
-        observations: restored.observations.entries.length,
-        results: restored.results.length,
-        missingResults: missing.map((entry) => entry.resultRef),
-        surfaceChanged: restored.surfaceFingerprint !== fingerprint,
+    if (settings.configReport.ignored.length > 0) {
+      audit.emit('config-resolved', {
+        layers: settings.configReport.layers.map(({ role, file, trusted }) => ({ role, file, trusted })),
+        ignored: settings.configReport.ignored.map((entry) => entry.field),
       });
     }
+    if (pruned.removed.length > 0) audit.emit('sessions-pruned', { removed: pruned.removed.length });
 
+    const stragglers = new Set<Promise<unknown>>();
+    const open = new Map<string, Session>();
+    const ceiling = { sandbox, approval, surface };
+    const registryRef = registry;
+    const shellName = registry.has(shellToolName(platform))
+      ? shellToolName(platform)
+      : registry.has('bash')
+        ? 'bash'
+        : registry.has('pwsh')
+          ? 'pwsh'
+          : undefined;
     let closing: Promise<void> | undefined;
+
+    const start = (input: {
+      readonly id: string;
+      readonly parent: Session | undefined;
+      readonly options: SessionOptions & ChildSessionOptions;
+      readonly restore?: SessionSnapshot | undefined;
+      readonly persist: boolean;
+    }): Session => {
+      if (closing) throw new ToolhostError({ code: 'EXECUTION_ERROR', message: 'the host is closing' });
+      if (open.has(input.id))
+        throw configError('sessionId', `session ${input.id} is already open in this host`);
+      const readOnlyStrict = input.options.readOnlyStrict === true;
+      const policy = narrowPolicy(input.parent?.policy ?? ceiling, input.options, readOnlyStrict);
+      const session = createSession(
+        {
+          root,
+          stateDir,
+          registry: registryRef,
+          validator: sharedArgumentValidator(),
+          platform,
+          rules: settings.rules,
+          pathPolicy,
+          jobSandbox,
+          approve: options.approve,
+          approvalTimeoutMs: settings.approvalTimeoutMs,
+          audit,
+          hostSignal: hostController.signal,
+          proxy,
+          untrustedServers: settings.untrustedServers,
+          shellName,
+          surfaceFor,
+          register: (entry) => services.set(entry.id, entry),
+          unregister: (id) => {
+            services.delete(id);
+            open.delete(id);
+          },
+          onStraggler: (settled) => {
+            stragglers.add(settled);
+            void settled.finally(() => stragglers.delete(settled));
+          },
+        },
+        {
+          id: input.id,
+          parentId: input.parent?.id ?? null,
+          policy,
+          approve: input.options.approve ?? options.approve,
+          persist: input.persist,
+          readOnlyStrict,
+          restore: input.restore,
+          openChild: async (parent, childOptions) =>
+            start({
+              id: childOptions.id ?? newSessionId(),
+              parent,
+              options: childOptions,
+              persist: parent.persistent,
+            }),
+        },
+      );
+      open.set(input.id, session);
+      return session;
+    };
+
+    const openNew = (sessionOptions: SessionOptions = {}): Session => {
+      const id = sessionOptions.id === undefined ? newSessionId() : checkSessionId(sessionOptions.id);
+      const persist = sessionOptions.persist !== false;
+      if (persist && readSessionSnapshot(sessionDir(stateDir, id)) !== undefined) {
+        throw configError('sessionId', `a session ${id} exists already; resume it instead`);
+      }
+      return start({ id, parent: undefined, options: sessionOptions, persist });
+    };
+
+    const resume = (id: string, sessionOptions: Omit<SessionOptions, 'id'> = {}): Session => {
+      checkSessionId(id);
+      let stored: unknown;
+      try {
+        stored = readSessionSnapshot(sessionDir(stateDir, id));
+      } catch (error) {
+        throw new ToolhostError({
+          code: 'SESSION_NOT_FOUND',
+          message: `session ${id} cannot be resumed: its snapshot is unreadable`,
+          cause: error,
+        });
+      }
+      if (stored === undefined) {
+        throw new ToolhostError({
+          code: 'SESSION_NOT_FOUND',
+          message: `no session ${id} exists in this project`,
+          details: { sessionId: id },
+        });
+      }
+      const snapshot = checkRestoreSnapshot(stored, root) as unknown as SessionSnapshot;
+      return start({
+        id,
+        parent: undefined,
+        options: { ...(snapshot.policy ?? {}), ...sessionOptions },
+        restore: snapshot,
+        persist: true,
+      });
+    };
+
+    let defaultSession: Session | undefined;
+    const getDefault = (): Session => {
+      if (defaultSession && !defaultSession.closed) return defaultSession;
+      const id = restored?.sessionId ?? newSessionId();
+      const restoreSnapshot: SessionSnapshot | undefined = restored
+        ? ({
+            format: 'toolhost-session-v1',
+            id,
+            parentId: null,
+            root,
+            takenAt: '',
+            policy: ceiling,
+            surfaceFingerprint: '',
+            observations: restored.observations,
+            jobs: restored.jobs,
+            results: [],
+          } satisfies SessionSnapshot)
+        : undefined;
+      try {
+        defaultSession = start({
+          id,
+          parent: undefined,
+          options: {},
+          restore: restoreSnapshot,
+          persist: true,
+        });
+      } catch (error) {
+        if (ToolhostError.isInstance(error) && error.code === 'CONFIG_INVALID') throw error;
+        throw configError('restore', 'the snapshot holds invalid file observations', error);
+      }
+      return defaultSession;
+    };
+    if (restored) {
+      // A snapshot is checked when the host is created, not on the first call.
+      const session = getDefault();
+      const kept = new Set(session.snapshot().results.map((entry) => entry.resultRef));
+      audit.emit('host-restored', {
+        sessionId: session.id,
+        takenAt: (options.restore as { takenAt?: unknown }).takenAt,
+        observations: restored.observations.entries.length,
+        results: restored.results.length,
+        missingResults: restored.results
+          .filter((entry) => !kept.has(entry.resultRef))
+          .map((entry) => entry.resultRef),
+        surfaceChanged:
+          (options.restore as { surfaceFingerprint?: unknown }).surfaceFingerprint !==
+          hostSurface.fingerprint,
+      });
+    }
+    /** What a call gets from a host that is closed: nothing runs. */
+    const closedHostResult = (call: ToolCall): DispatchResult => {
+      const error = new ToolhostError({ code: 'ABORTED', message: 'the host is closed; nothing was run' });
+      const text = error.toModelText();
+      return {
+        id: typeof call.id === 'string' && call.id !== '' ? call.id : 'call_closed',
+        name: typeof call.name === 'string' ? call.name : '',
+        toolName: null,
+        status: 'error',
+        output: text,
+        content: [{ type: 'text', text }],
+        error: error.toJSON(),
+        resultRef: null,
+        truncated: false,
+        durationMs: 0,
+      };
+    };
+    const defaultOrClosed = (): Session | undefined =>
+      closing && (!defaultSession || defaultSession.closed) ? defaultSession : getDefault();
+
     return {
       root,
       sandbox,
@@ -561,68 +428,38 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       surface,
       platform,
       stateDir,
-      config,
-      configReport: { layers: resolvedConfig.value.layers, ignored: resolvedConfig.value.ignored },
+      config: settings.config,
+      configReport: settings.configReport,
       registry,
       pathPolicy,
-      surfaceNames: () => surfaceNames,
-      modelTools: () => modelTools,
-      surfaceFingerprint: () => fingerprint,
-      providerTools,
-      snapshot: () => ({
-        format: 'toolhost-host-v1',
-        root,
-        takenAt: new Date().toISOString(),
-        surfaceFingerprint: fingerprint,
-        observations: observations.toJSON(),
-        results: resultStore.entries().map(({ resultRef, callId, toolName, totalBytes, sha256 }) => ({
-          resultRef,
-          callId,
-          toolName,
-          totalBytes,
-          sha256,
-        })),
-        jobs: jobs.list().map(({ id, shell, label, background, state, exitCode, startedAt, endedAt }) => ({
-          id,
-          shell,
-          label,
-          background,
-          state,
-          ...(exitCode === undefined ? {} : { exitCode }),
-          startedAt,
-          ...(endedAt === undefined ? {} : { endedAt }),
-        })),
-      }),
-      drainNotes() {
-        const notes: string[] = [];
-        if (restoredJobsNote) {
-          notes.push(restoredJobsNote);
-          restoredJobsNote = undefined;
-        }
-        const completed = jobs.drainCompletionNotes();
-        if (completed) notes.push(completed);
-        if (notes.length === 0) return undefined;
-        audit.emit('notes-drained', { notes: notes.length });
-        return notes.join('\n\n');
+      surfaceNames: () => hostSurface.names,
+      modelTools: () => hostSurface.modelTools,
+      surfaceFingerprint: () => hostSurface.fingerprint,
+      providerTools: (dialect, compileOptions) => hostSurface.providerTools(dialect, compileOptions),
+      openSession: async (sessionOptions) => openNew(sessionOptions),
+      resumeSession: async (id, sessionOptions) => resume(id, sessionOptions),
+      sessions: () => [...open.values()],
+      defaultSession: getDefault,
+      dispatch: async (call, dispatchOptions) => {
+        const session = defaultOrClosed();
+        return session ? session.dispatch(call, dispatchOptions) : closedHostResult(call);
       },
-      dispatch: (call, dispatchOptions) => track(activePipeline.dispatch(call, dispatchOptions)),
-      dispatchBatch: (calls, dispatchOptions) => track(activePipeline.dispatchBatch(calls, dispatchOptions)),
+      dispatchBatch: async (calls, dispatchOptions) => {
+        const session = defaultOrClosed();
+        return session
+          ? session.dispatchBatch(calls, dispatchOptions)
+          : { results: calls.map(closedHostResult) };
+      },
+      drainNotes: () => getDefault().drainNotes(),
+      snapshot: () => hostSnapshotOf(getDefault().snapshot()),
       close() {
         closing ??= (async () => {
           hostController.abort(new ToolhostError({ code: 'ABORTED', message: 'the host is closing' }));
-          // Running calls end promptly once cancelled, except non-abortable ones, which are awaited so
-          // nothing lands after close() resolved.
-          await Promise.allSettled([...inflight]);
-          // Abortable handlers that did not settle within their grace promised to stop; wait a little more.
-          await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
           const failures: unknown[] = [];
+          const sessions = [...open.values()];
+          const settled = await Promise.allSettled(sessions.map((session) => session.close()));
+          for (const outcome of settled) if (outcome.status === 'rejected') failures.push(outcome.reason);
           await proxy.close().catch((error: unknown) => failures.push(error));
-          await jobs.close().catch((error: unknown) => failures.push(error));
-          try {
-            resultStore.close();
-          } catch (error) {
-            failures.push(error);
-          }
           audit.emit('host-closed', { ...(failures.length > 0 ? { failures: failures.map(String) } : {}) });
           await audit.close();
         })();
@@ -641,82 +478,76 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
 }
 
-async function settleWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
-  if (promises.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.allSettled(promises),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
-}
-
-/**
- * Runs the capability proxy's permission questions through the host's permission step: the target
- * names `mcp_connect__<server>` and `mcp__<server>__<tool>` meet the same rules, sandbox and
- * approval as any tool. Connecting a configured server is covered by installation trust (the user
- * configured it; rules can still deny or ask). A tool's hints count as facts only from a server
- * marked `trusted`; from any other server only the hints that make a call riskier are believed.
- */
-async function authorizeCapability(
-  pipeline: DispatchPipeline,
-  request: CapabilityAuthorizationRequest,
-  sandbox: SandboxMode,
-  untrustedServers: ReadonlySet<string>,
-): Promise<CapabilityAuthorization> {
-  const connect = request.kind === 'mcp-connect';
-  // A server that only an unapproved project configuration defines is the project's code, not the
-  // user's choice: starting it asks a person every time (fails closed where no one can be asked), and
-  // its tools get no installation trust.
-  const fromProject = untrustedServers.has(request.server);
-  const claimed = request.annotations;
-  const annotations: ToolAnnotations = connect
-    ? {}
-    : request.annotationsTrusted && !fromProject
-      ? claimed
-      : {
-          ...(claimed.readOnly === false ? { readOnly: false } : {}),
-          ...(claimed.destructive === true ? { destructive: true } : {}),
-          ...(claimed.openWorld === true ? { openWorld: true } : {}),
-        };
-  return pipeline.authorize({
-    name: request.toolName,
-    source: 'mcp',
-    group: 'utility_builtins',
-    category: annotations.readOnly === true ? 'read' : 'utility',
-    annotations,
-    trusted: !fromProject && (connect || (request.annotationsTrusted && sandbox !== 'read_only')),
-    ...(fromProject && connect
-      ? {
-          approvalRequired:
-            'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
-        }
-      : {}),
-    callId: request.callId,
-    invocation: { kind: 'capability', capabilityId: request.capabilityId },
-    preview: request.preview,
-    signal: request.signal,
+function configError(field: string, problem: string, cause?: unknown): ToolhostError {
+  return new ToolhostError({
+    code: 'CONFIG_INVALID',
+    message: `options: ${field}: ${problem}`,
+    details: { source: 'options', field },
+    ...(cause === undefined ? {} : { cause }),
   });
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+function openAudit(options: HostOptions, settings: HostSettings): AuditLog {
+  const auditSetting = options.auditFile ?? settings.config.audit;
+  const auditFile =
+    auditSetting === true
+      ? join(settings.stateDir, 'audit.jsonl')
+      : typeof auditSetting === 'string'
+        ? resolve(settings.root, auditSetting)
+        : undefined;
+  try {
+    if (auditFile) mkdirSync(dirname(auditFile), { recursive: true, mode: 0o700 });
+    return createAuditLog({ onAudit: options.onAudit, file: auditFile });
+  } catch (error) {
+    throw configError('auditFile', 'the audit log cannot be created', error);
   }
-  return value;
 }
 
-function isString(value: string | undefined): value is string {
-  return value !== undefined;
+/**
+ * The host's `use_capability`: the proxy's fixed definition (its bytes never change), executed by
+ * the calling session's own frontend (its catalog, stored results and connect decisions).
+ */
+function sessionProxyTool(
+  proxy: CapabilityProxy,
+  frontendOf: (context: ToolCallContext) => CapabilityProxy,
+): AnyToolDefinition {
+  const definition = proxy.tool;
+  return defineTool({
+    ...definition,
+    execute: (args, context) => frontendOf(context).tool.execute(args, context),
+  }) as AnyToolDefinition;
 }
 
-/** A root-anchored pattern (`/a/b`, with `/**` for a directory) for `target` when it lies inside `base`. */
-function anchoredPattern(base: string, target: string, directory = false): string | undefined {
-  const rel = relative(base, target);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
-  const names = rel.split(/[\\/]/).join('/');
-  return directory ? `/${names}/**` : `/${names}`;
+/**
+ * Reaps what hosts that crashed left running: for every session directory with a live-job registry,
+ * a job manager over it kills the jobs whose host is gone (never a live host's) and removes their
+ * placeholders, then closes at once.
+ */
+function reapCrashedSessionJobs(stateDir: string, sandbox: Omit<SandboxOptions, 'mode'>): void {
+  let names: string[];
+  try {
+    names = readdirSync(join(stateDir, 'sessions'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const jobsDir = join(stateDir, 'sessions', name, 'jobs');
+    let live: string[];
+    try {
+      live = readdirSync(join(jobsDir, 'live'));
+    } catch {
+      continue;
+    }
+    if (live.length === 0) continue;
+    try {
+      const manager = createJobManager({
+        sandbox: { ...sandbox, mode: 'read_only' },
+        stateDir: jobsDir,
+        retainLogs: true,
+      });
+      void manager.close();
+    } catch {
+      // best effort: the next start tries again
+    }
+  }
 }

@@ -6,6 +6,7 @@ import type {
   ToolCategory,
   ToolGroup,
   ToolInvocation,
+  ToolProgress,
   ToolSource,
 } from '@toolhost/contracts';
 import type {
@@ -24,10 +25,24 @@ export interface ToolCall {
   readonly arguments?: unknown;
 }
 
-/** Options of {@link Host.dispatch} and {@link Host.dispatchBatch}. */
+/** Where a turn's calls come from: a person's direct turn, or an automatic round of a goal. */
+export interface TurnOrigin {
+  readonly origin: 'human' | 'goal_round';
+  /** The goal an automatic round belongs to. */
+  readonly goalId?: string;
+}
+
+/** Options of `dispatch` and `dispatchBatch` (of a session or of the host's default session). */
 export interface DispatchOptions {
   /** Cancels the calls still running (reported as `ABORTED`). */
   readonly signal?: AbortSignal;
+  /**
+   * Receives the progress of the running calls (a tool's own reports, and an upstream MCP server's
+   * progress reached through `use_capability`), with the call id.
+   */
+  readonly onProgress?: (progress: ToolProgress & { readonly callId: string }) => void;
+  /** Who started this turn; default a person's direct turn. */
+  readonly turn?: TurnOrigin;
 }
 
 /** The error part of a dispatch result: `message` is the model text without the code (`cause; recovery`). */

@@ -6,14 +6,24 @@ export {
   createAuditLog,
 } from './audit-log.js';
 export { closeNames } from './close-names.js';
+export { createHost, type Host, type HostOptions, type HostSnapshot } from './create-host.js';
+export { narrowPolicy } from './create-session.js';
+export type {
+  ChildSessionOptions,
+  ProviderTools,
+  ProviderToolsOptions,
+  Session,
+  SessionJobRecord,
+  SessionOptions,
+  SessionPolicy,
+  SessionResultRecord,
+  SessionSnapshot,
+} from './session-types.js';
 export {
-  createHost,
-  type Host,
-  type HostOptions,
-  type HostSnapshot,
-  type ProviderTools,
-  type ProviderToolsOptions,
-} from './create-host.js';
+  DEFAULT_SESSION_MAX_AGE_MS,
+  DEFAULT_SESSIONS_MAX_BYTES,
+  SESSION_ID_PATTERN,
+} from './session-store.js';
 export {
   type ApprovalPolicy,
   decidePermission,
@@ -24,7 +34,7 @@ export {
   type SandboxMode,
   sandboxDenial,
 } from './decide-permission.js';
-export { MAX_PARALLEL_CALLS } from './dispatch-pipeline.js';
+export { MAX_PARALLEL_CALLS } from './pipeline-context.js';
 export type {
   ApprovalAnswer,
   ApprovalRequest,
@@ -35,6 +45,7 @@ export type {
   DispatchResult,
   ResolvedPathTarget,
   ToolCall,
+  TurnOrigin,
 } from './host-types.js';
 export {
   CONFIG_FILE_NAME,

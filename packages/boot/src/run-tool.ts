@@ -3,6 +3,7 @@ import {
   type ToolCallContext,
   ToolhostError,
   type ToolInvocation,
+  type ToolProgress,
   type ToolResult,
   toToolhostError,
 } from '@toolhost/contracts';
@@ -22,6 +23,10 @@ export interface RunToolOptions {
   readonly invocation: ToolInvocation;
   /** Cancels the call (a batch or the whole host); reported as `ABORTED`. */
   readonly signal?: AbortSignal | undefined;
+  /** Receives the tool's progress reports. */
+  readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
+  /** The session the call belongs to (tools with per-agent state pick it by this). */
+  readonly sessionId?: string | undefined;
   /** Overrides the tool's own `execution.timeoutMs`. */
   readonly timeoutMs?: number;
   /** Called with every handler promise still running after the call was reported (close() waits for them). */
@@ -57,6 +62,8 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     toolName: tool.name,
     signal: controller.signal,
     invocation: options.invocation,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   };
   if (options.signal?.aborted) {
     return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };

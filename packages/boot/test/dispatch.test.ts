@@ -331,7 +331,8 @@ describe('Host.dispatch', () => {
     const ok = await h.dispatch({ name: 'tool:test_read', arguments: { path: 'x' } });
     assert.equal(ok.status, 'ok', ok.output);
     assert.equal(ok.output, 'read x');
-    assert.equal(ok.toolName, 'use_capability');
+    // One way through: the pipeline resolves tool:<name> to the tool itself.
+    assert.equal(ok.toolName, 'test_read');
     const bad = await h.dispatch({ name: 'tool:test_read', arguments: {} });
     assert.equal(bad.error?.code, 'ARGUMENT_VALIDATION');
     assert.match(bad.output, /inside `arguments` of the use_capability call/);

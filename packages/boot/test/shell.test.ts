@@ -177,23 +177,27 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
         arguments: { path: '.toolhost/audit.jsonl' },
       });
       assert.equal(read.error?.code, 'PATH_PROTECTED');
+      // Each session keeps its state in .toolhost/sessions/<id>/; only its own job logs are visible.
+      const sessionId = created.defaultSession().id;
       const shell = await created.dispatch({
         name: 'bash',
-        arguments: { command: 'ls -A .toolhost; cat .toolhost/results/* 2>/dev/null | wc -c' },
+        arguments: {
+          command: `ls -A .toolhost; ls -A .toolhost/sessions; ls -A .toolhost/sessions/${sessionId}; cat .toolhost/sessions/*/results/* 2>/dev/null | wc -c`,
+        },
       });
       assert.equal(shell.status, 'ok', shell.output);
       assert.deepEqual(
         shell.output.trim().split(/\s+/),
-        ['jobs', '0'],
+        ['sessions', sessionId, 'jobs', '0'],
         'only the job logs are visible inside the sandbox',
       );
-      const logs = readdirSync(join(root.dir, '.toolhost', 'jobs', 'logs')).filter((name) =>
-        name.endsWith('.log'),
+      const logs = readdirSync(join(root.dir, '.toolhost', 'sessions', sessionId, 'jobs', 'logs')).filter(
+        (name) => name.endsWith('.log'),
       );
       assert.ok(logs.length > 0);
       const tail = await created.dispatch({
         name: 'bash',
-        arguments: { command: `tail -c 6 .toolhost/jobs/logs/${logs[0]}` },
+        arguments: { command: `tail -c 6 .toolhost/sessions/${sessionId}/jobs/logs/${logs[0]}` },
       });
       assert.equal(tail.status, 'ok', tail.output);
       assert.match(tail.output, /\d+\n?$/);

@@ -2,7 +2,7 @@ import { defineTool, errorResult, type ToolDefinition, textResult } from '@toolh
 import type { JobKillArguments } from './shell-arguments.js';
 import { jobErrorToToolhostError, jobsUnavailable, shownJobId } from './shell-format.js';
 import { jobKillArgumentsSchema } from './shell-schemas.generated.js';
-import type { ShellToolsOptions } from './shell-tools-options.js';
+import { jobsFor, type ShellToolsOptions } from './shell-tools-options.js';
 
 const DESCRIPTION = [
   'Stop a background job and everything it started. Returns at once: the job is marked killed immediately and its processes are torn down in the background.',
@@ -24,7 +24,6 @@ export const JOB_KILL_ANNOTATIONS = Object.freeze({
  * never echoed. Error codes: `EXECUTION_ERROR` when the job manager is closed.
  */
 export function createJobKillTool(options: ShellToolsOptions): ToolDefinition<JobKillArguments> {
-  const { jobs } = options;
   return defineTool({
     name: 'job_kill',
     source: 'builtin',
@@ -37,7 +36,8 @@ export function createJobKillTool(options: ShellToolsOptions): ToolDefinition<Jo
     resultShape: 'default',
     modelTool: { name: 'job_kill', description: DESCRIPTION, inputSchema: jobKillArgumentsSchema },
     permission: { subject: (args) => args.job_id, preview: (args) => `job_kill ${args.job_id}` },
-    async execute(args) {
+    async execute(args, context) {
+      const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const id = args.job_id.trim();
       const killed = jobs.get(id) ? jobs.kill(id, args.reason ? { reason: args.reason } : {}) : undefined;

@@ -11,6 +11,7 @@ import { jobOutputArgumentsSchema } from './shell-schemas.generated.js';
 import {
   JOB_OUTPUT_DEFAULT_WAIT_MS,
   SHELL_MAX_TIMEOUT_MS,
+  jobsFor,
   type ShellToolsOptions,
 } from './shell-tools-options.js';
 
@@ -39,7 +40,6 @@ export const JOB_READ_EXECUTION_TIMEOUT_MS = SHELL_MAX_TIMEOUT_MS + 30_000;
  * job, shared with the legacy aliases) and appends the status line.
  */
 export function createJobOutputTool(options: ShellToolsOptions): ToolDefinition<JobOutputArguments> {
-  const { jobs } = options;
   return defineTool({
     name: 'job_output',
     source: 'builtin',
@@ -53,6 +53,7 @@ export function createJobOutputTool(options: ShellToolsOptions): ToolDefinition<
     modelTool: { name: 'job_output', description: DESCRIPTION, inputSchema: jobOutputArgumentsSchema },
     permission: { subject: (args) => args.job_id, preview: (args) => `job_output ${args.job_id}` },
     async execute(args, context) {
+      const jobs = jobsFor(options, context);
       const id = args.job_id.trim();
       if (id === '') {
         return errorResult(

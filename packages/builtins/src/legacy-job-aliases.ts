@@ -14,7 +14,7 @@ import {
   killShellArgumentsSchema,
   waitArgumentsSchema,
 } from './shell-schemas.generated.js';
-import type { ShellToolsOptions } from './shell-tools-options.js';
+import { jobsFor, type ShellToolsOptions } from './shell-tools-options.js';
 
 /** The default `timeout_seconds` of the legacy `wait`. */
 export const WAIT_DEFAULT_SECONDS = 30;
@@ -26,7 +26,6 @@ export const WAIT_DEFAULT_SECONDS = 30;
  * `JOB_NOT_FOUND`.
  */
 export function createBashOutputTool(options: ShellToolsOptions): ToolDefinition<BashOutputArguments> {
-  const { jobs } = options;
   return defineTool({
     name: 'bash_output',
     source: 'builtin',
@@ -43,7 +42,8 @@ export function createBashOutputTool(options: ShellToolsOptions): ToolDefinition
         'Legacy alias kept for old sessions; use job_output. Reads the new output of a background shell job.',
       inputSchema: bashOutputArgumentsSchema,
     },
-    async execute(args) {
+    async execute(args, context) {
+      const jobs = jobsFor(options, context);
       const filter = compileFilter(args.filter, 'invalid filter regexp');
       if (!filter.ok) return errorResult(filter.error);
       if (jobs.closed) return errorResult(jobsUnavailable());
@@ -65,7 +65,6 @@ export function createBashOutputTool(options: ShellToolsOptions): ToolDefinition
  * `Background job "<id>" was not running (already finished or unknown).` (both normal results).
  */
 export function createKillShellTool(options: ShellToolsOptions): ToolDefinition<KillShellArguments> {
-  const { jobs } = options;
   return defineTool({
     name: 'kill_shell',
     source: 'builtin',
@@ -82,7 +81,8 @@ export function createKillShellTool(options: ShellToolsOptions): ToolDefinition<
       inputSchema: killShellArgumentsSchema,
     },
     permission: { subject: (args) => args.job_id },
-    async execute(args) {
+    async execute(args, context) {
+      const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const id = args.job_id.trim();
       const killed = jobs.get(id) ? jobs.kill(id, { reason: 'kill_shell' }) : undefined;
@@ -104,7 +104,6 @@ export function createKillShellTool(options: ShellToolsOptions): ToolDefinition<
  * ids get a `[<id>] unknown job` block.
  */
 export function createWaitTool(options: ShellToolsOptions): ToolDefinition<WaitArguments> {
-  const { jobs } = options;
   return defineTool({
     name: 'wait',
     source: 'builtin',
@@ -122,6 +121,7 @@ export function createWaitTool(options: ShellToolsOptions): ToolDefinition<WaitA
       inputSchema: waitArgumentsSchema,
     },
     async execute(args, context) {
+      const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const ids = args.job_ids
         ? [...new Set(args.job_ids.map((id) => id.trim()))]

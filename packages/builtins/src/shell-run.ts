@@ -14,6 +14,7 @@ import {
   SHELL_DEFAULT_OUTPUT_BYTES,
   SHELL_DEFAULT_TIMEOUT_MS,
   SHELL_MAX_TIMEOUT_MS,
+  jobsFor,
   type ShellToolsOptions,
 } from './shell-tools-options.js';
 
@@ -105,7 +106,7 @@ export async function runShellCall(
   args: BashArguments | PwshArguments,
   context: ToolCallContext,
 ): Promise<ToolResult> {
-  const { jobs } = options;
+  const jobs = jobsFor(options, context);
   if (jobs.closed) return errorResult(jobsUnavailable());
   if (context.signal.aborted) {
     return errorResult(

@@ -1,3 +1,4 @@
+import type { ToolCallContext } from '@toolhost/contracts';
 import type { JobManager } from '@toolhost/jobs';
 import type { PathPolicy } from '@toolhost/path-policy';
 
@@ -12,8 +13,12 @@ export type PowerShellEdition = 'core' | 'desktop';
 
 /** Options of {@link createShellTools} and the individual shell tool factories. */
 export interface ShellToolsOptions {
-  /** Runs the commands (its sandbox mode applies to every command). */
-  readonly jobs: JobManager;
+  /**
+   * Runs the commands (its sandbox mode applies to every command): the agent's job manager, or a
+   * function that picks the manager of the agent making the call (for hosts that run several agents
+   * over one tool set, each with its own jobs).
+   */
+  readonly jobs: JobManager | ((context: ToolCallContext) => JobManager);
   /** Decides `workdir` (list access). */
   readonly pathPolicy: PathPolicy;
   /** `posix` registers `bash`, `windows` registers `pwsh`. */
@@ -37,3 +42,8 @@ export const SHELL_MAX_TIMEOUT_MS = 600_000;
 export const SHELL_DEFAULT_OUTPUT_BYTES = 64 * 1024;
 /** The default `wait` of job_output (30 s). */
 export const JOB_OUTPUT_DEFAULT_WAIT_MS = 30_000;
+
+/** The job manager of the agent making a call (see {@link ShellToolsOptions.jobs}). */
+export function jobsFor(options: ShellToolsOptions, context: ToolCallContext): JobManager {
+  return typeof options.jobs === 'function' ? options.jobs(context) : options.jobs;
+}

@@ -200,6 +200,17 @@ export const ERROR_CODES = {
     summary: 'A `toolhost session` input line is not a call or a batch (not JSON, or no tool name).',
     recovery: 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}',
   },
+  SESSION_NOT_FOUND: {
+    kind: 'state',
+    summary:
+      'No session with that id exists in this project (never created, closed without state, or pruned).',
+    recovery: 'start a new session, or pass the id of an existing one',
+  },
+  SESSION_IN_USE: {
+    kind: 'state',
+    summary: 'The session is open in another running host.',
+    recovery: 'close that host first, or start a new session',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

@@ -1,3 +1,4 @@
+export { deepFreeze } from './deep-freeze.js';
 export {
   canonicalizeSchema,
   canonicalSchemaJson,

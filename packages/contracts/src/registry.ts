@@ -1,3 +1,4 @@
+import { deepFreeze } from './deep-freeze.js';
 import { canonicalizeSchema, sha256Hex } from './canonicalize-schema.js';
 import type { JsonObject } from './json.js';
 import { type AnyToolDefinition, TOOL_GROUPS, type ToolVisibility } from './tool.js';
@@ -127,12 +128,4 @@ export function createToolRegistry(): ToolRegistry {
       return byName.size;
     },
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -81,6 +81,11 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   readonly invocation: ToolInvocation;
   readonly onProgress?: (progress: ToolProgress) => void;
+  /**
+   * The agent session the call belongs to, when the host runs several over one tool set: tools that
+   * keep per-agent state (file observations, jobs) pick that session's state by it.
+   */
+  readonly sessionId?: string;
 }
 
 /** One block of a tool's output. */

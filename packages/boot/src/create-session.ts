@@ -1,0 +1,466 @@
+import { setMaxListeners } from 'node:events';
+import { join } from 'node:path';
+import {
+  type CapabilityAuthorization,
+  type CapabilityAuthorizationRequest,
+  type CapabilityProxy,
+  createResultStore,
+  type ResultStore as ProxyResultStore,
+} from '@toolhost/capability-proxy';
+import {
+  type ArgumentValidator,
+  ToolhostError,
+  type ToolAnnotations,
+  type ToolRegistry,
+} from '@toolhost/contracts';
+import { createJobManager, type JobManager, type SandboxOptions } from '@toolhost/jobs';
+import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
+import type { AuditEventType, AuditLog } from './audit-log.js';
+import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
+import type {
+  ApproveCallback,
+  BatchResult,
+  DispatchOptions,
+  DispatchResult,
+  ToolCall,
+} from './host-types.js';
+import type { PolicySurface } from './host-surface.js';
+import type { SurfaceProfile } from './parse-host-config.js';
+import type { PermissionRules } from './permission-rules.js';
+import type { PathPolicyPort, PipelineContext } from './pipeline-context.js';
+import type { HostPlatform } from './select-surface.js';
+import { claimSessionDir, sessionDir, writeSessionSnapshot } from './session-store.js';
+import type {
+  ChildSessionOptions,
+  Session,
+  SessionJobRecord,
+  SessionOptions,
+  SessionPolicy,
+  SessionSnapshot,
+} from './session-types.js';
+import { createStormBreaker } from './storm-breaker.js';
+
+/** What a session takes from its host. */
+export interface SessionHost {
+  readonly root: string;
+  readonly stateDir: string;
+  readonly registry: ToolRegistry;
+  readonly validator: ArgumentValidator;
+  readonly platform: HostPlatform;
+  readonly rules: PermissionRules;
+  readonly pathPolicy: PathPolicyPort;
+  /** The OS sandbox of the session's jobs, except its mode (the session's own). */
+  readonly jobSandbox: Omit<SandboxOptions, 'mode'>;
+  readonly approve: ApproveCallback | undefined;
+  readonly approvalTimeoutMs: number;
+  /** The host's audit sink; the session adds its id to every event. */
+  readonly audit: AuditLog;
+  /** Fires when the host closes. */
+  readonly hostSignal: AbortSignal;
+  /** The host's root capability proxy: sessions get their own frontend over its connections. */
+  readonly proxy: CapabilityProxy;
+  /** Servers only an unapproved project configuration defines. */
+  readonly untrustedServers: ReadonlySet<string>;
+  readonly shellName: string | undefined;
+  surfaceFor(sandbox: SandboxMode, profile: SurfaceProfile): PolicySurface;
+  /** Called with every live session and when it ends, so tools find their session's state. */
+  register(session: SessionServices): void;
+  unregister(id: string): void;
+  /** Handler promises still running after their call was reported (close waits for them). */
+  onStraggler(settled: Promise<unknown>): void;
+}
+
+/** The per-session state the host's tools reach by the call's session id. */
+export interface SessionServices {
+  readonly id: string;
+  readonly observations: ObservationStore;
+  readonly jobs: JobManager;
+  readonly proxy: CapabilityProxy;
+}
+
+/** How a session starts: fresh, or continuing a snapshot. */
+export interface SessionStart {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly policy: SessionPolicy;
+  readonly approve: ApproveCallback | undefined;
+  readonly persist: boolean;
+  readonly readOnlyStrict: boolean;
+  readonly restore?: SessionSnapshot | undefined;
+  /** Opens a child of this session (the host's `openSession` with the child's start). */
+  readonly openChild: (parent: Session, options: ChildSessionOptions) => Promise<Session>;
+}
+
+const SANDBOX_RANK: Readonly<Record<SandboxMode, number>> = {
+  read_only: 0,
+  workspace_write: 1,
+  danger_full_access: 2,
+};
+const APPROVAL_RANK: Readonly<Record<ApprovalPolicy, number>> = { strict: 0, on_request: 1, never: 2 };
+const SURFACE_RANK: Readonly<Record<SurfaceProfile, number>> = { lean: 0, full: 1 };
+const STRAGGLER_WAIT_MS = 2_000;
+const SNAPSHOT_DELAY_MS = 250;
+
+function policyError(field: string, problem: string): ToolhostError {
+  return new ToolhostError({
+    code: 'CONFIG_INVALID',
+    message: `options: ${field}: ${problem}`,
+    details: { source: 'options', field },
+  });
+}
+
+/**
+ * A session's policy from its options and its ceiling (the host's, or the parent's for a child):
+ * never wider. Throws `CONFIG_INVALID` naming the field for a wider or unknown value.
+ */
+export function narrowPolicy(
+  ceiling: SessionPolicy,
+  options: Pick<SessionOptions, 'sandbox' | 'approval' | 'surface'>,
+  readOnlyStrict = false,
+): SessionPolicy {
+  const sandbox = options.sandbox ?? (readOnlyStrict ? 'read_only' : ceiling.sandbox);
+  const approval = options.approval ?? ceiling.approval;
+  const surface = options.surface ?? ceiling.surface;
+  if (!(sandbox in SANDBOX_RANK))
+    throw policyError('sandbox', 'expected read_only, workspace_write or danger_full_access');
+  if (!(approval in APPROVAL_RANK)) throw policyError('approval', 'expected strict, on_request or never');
+  if (!(surface in SURFACE_RANK)) throw policyError('surface', 'expected lean or full');
+  if (SANDBOX_RANK[sandbox] > SANDBOX_RANK[ceiling.sandbox]) {
+    throw policyError('sandbox', `a session may not widen the sandbox beyond ${ceiling.sandbox}`);
+  }
+  if (readOnlyStrict && sandbox !== 'read_only')
+    throw policyError('sandbox', 'a strict read-only child runs in read_only');
+  if (APPROVAL_RANK[approval] > APPROVAL_RANK[ceiling.approval]) {
+    throw policyError('approval', `a session may not ask less than ${ceiling.approval}`);
+  }
+  if (SURFACE_RANK[surface] > SURFACE_RANK[ceiling.surface]) {
+    throw policyError('surface', `a session may not widen the surface beyond ${ceiling.surface}`);
+  }
+  return { sandbox, approval, surface };
+}
+
+/**
+ * Creates a session over a host: its own observation store, job manager (in the session's
+ * sandbox), result store (`<dir>/results`, readable by this session only), capability frontend,
+ * storm breaker and audit ledger, and the pipeline context its calls run through.
+ */
+export function createSession(host: SessionHost, start: SessionStart): Session {
+  const { id, policy } = start;
+  const dir = sessionDir(host.stateDir, id);
+  const release = start.persist ? claimSessionDir(dir, id) : () => undefined;
+  const disposers: (() => unknown)[] = [release];
+  try {
+    return build();
+  } catch (error) {
+    for (const dispose of disposers.reverse()) {
+      try {
+        dispose();
+      } catch {
+        // the creation error is the one to report
+      }
+    }
+    throw error;
+  }
+
+  function build(): Session {
+    const surface = host.surfaceFor(policy.sandbox, policy.surface);
+    const audit = sessionAudit(host.audit, id);
+    const observations = createObservationStore();
+    let restoredJobsNote: string | undefined;
+    if (start.restore) {
+      observations.restore(start.restore.observations);
+      restoredJobsNote = restoredJobs(start.restore.jobs);
+    }
+    const jobs = createJobManager({
+      sandbox: { ...host.jobSandbox, mode: policy.sandbox },
+      ...(start.persist ? { stateDir: join(dir, 'jobs') } : {}),
+    });
+    disposers.push(() => jobs.close());
+    const resultStore: ProxyResultStore = createResultStore(
+      start.persist ? { dir: join(dir, 'results') } : {},
+    );
+    disposers.push(() => resultStore.close());
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    const onHostClose = () => controller.abort(host.hostSignal.reason);
+    if (host.hostSignal.aborted) onHostClose();
+    else host.hostSignal.addEventListener('abort', onHostClose, { once: true });
+    disposers.push(() => host.hostSignal.removeEventListener('abort', onHostClose));
+
+    let context: PipelineContext | undefined;
+    const proxy = host.proxy.clone({
+      catalog: () => surface.catalog,
+      authorize: (request) =>
+        authorizeCapability(context as PipelineContext, request, {
+          sandbox: policy.sandbox,
+          untrustedServers: host.untrustedServers,
+          readOnlyStrict: start.readOnlyStrict,
+        }),
+      resultStore,
+    });
+    disposers.push(() => proxy.close());
+    context = {
+      sessionId: id,
+      registry: host.registry,
+      validator: host.validator,
+      sandbox: policy.sandbox,
+      approval: policy.approval,
+      platform: host.platform,
+      rules: host.rules,
+      pathPolicy: host.pathPolicy,
+      approve: start.approve,
+      approvalTimeoutMs: host.approvalTimeoutMs,
+      audit,
+      resultStore,
+      stormBreaker: createStormBreaker(),
+      closeSignal: controller.signal,
+      onStraggler: (settled) => {
+        stragglers.add(settled);
+        void settled.finally(() => stragglers.delete(settled));
+        host.onStraggler(settled);
+      },
+      capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
+      catalogTool: (name) => surface.catalogByName.get(name),
+      shellName: host.shellName,
+      counters: { call: 0, batch: 0 },
+    };
+    const pipeline = context;
+    host.register({ id, observations, jobs, proxy });
+    disposers.push(() => host.unregister(id));
+
+    const inflight = new Set<Promise<unknown>>();
+    const stragglers = new Set<Promise<unknown>>();
+    let snapshotTimer: NodeJS.Timeout | undefined;
+    let closing: Promise<void> | undefined;
+    let closed = false;
+
+    const snapshot = (): SessionSnapshot => ({
+      format: 'toolhost-session-v1',
+      id,
+      parentId: start.parentId,
+      root: host.root,
+      takenAt: new Date().toISOString(),
+      policy,
+      surfaceFingerprint: surface.fingerprint,
+      observations: observations.toJSON(),
+      results: resultStore.entries().map(({ resultRef, callId, toolName, totalBytes, sha256 }) => ({
+        resultRef,
+        callId,
+        toolName,
+        totalBytes,
+        sha256,
+      })),
+      jobs: jobs.list().map(
+        ({ id: jobId, shell, label, background, state, exitCode, startedAt, endedAt }): SessionJobRecord => ({
+          id: jobId,
+          shell,
+          label,
+          background,
+          state,
+          ...(exitCode === undefined ? {} : { exitCode }),
+          startedAt,
+          ...(endedAt === undefined ? {} : { endedAt }),
+        }),
+      ),
+    });
+    const persistNow = () => {
+      if (!start.persist) return;
+      try {
+        writeSessionSnapshot(dir, snapshot());
+      } catch (error) {
+        audit.emit('session-persist-failed', {
+          reason: (error as NodeJS.ErrnoException).code ?? String(error),
+        });
+      }
+    };
+    // The snapshot follows the session's calls a moment later (a crash loses at most that moment),
+    // so a call never pays for writing it.
+    const schedulePersist = () => {
+      if (!start.persist || closed || snapshotTimer) return;
+      snapshotTimer = setTimeout(() => {
+        snapshotTimer = undefined;
+        persistNow();
+      }, SNAPSHOT_DELAY_MS);
+      snapshotTimer.unref();
+    };
+    // A closed session still answers every call (ABORTED: its close signal fired); it runs nothing.
+    const track = <T>(work: Promise<T>): Promise<T> => {
+      inflight.add(work);
+      void work
+        .finally(() => {
+          inflight.delete(work);
+          schedulePersist();
+        })
+        .catch(() => undefined);
+      return work;
+    };
+
+    audit.emit(start.restore ? 'session-resumed' : 'session-opened', {
+      parentId: start.parentId ?? undefined,
+      sandbox: policy.sandbox,
+      approval: policy.approval,
+      surface: policy.surface,
+      surfaceFingerprint: surface.fingerprint,
+      persistent: start.persist,
+      ...(start.restore ? { observations: start.restore.observations.entries.length } : {}),
+    });
+    persistNow();
+
+    const session: Session = {
+      id,
+      parentId: start.parentId,
+      policy,
+      persistent: start.persist,
+      dir,
+      surfaceNames: () => surface.names,
+      modelTools: () => surface.modelTools,
+      surfaceFingerprint: () => surface.fingerprint,
+      providerTools: (dialect, compileOptions) => surface.providerTools(dialect, compileOptions),
+      dispatch: (call: ToolCall, options?: DispatchOptions): Promise<DispatchResult> =>
+        track(dispatchCall(pipeline, call, options)),
+      dispatchBatch: (calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult> =>
+        track(dispatchBatch(pipeline, calls, options)),
+      drainNotes() {
+        const notes: string[] = [];
+        if (restoredJobsNote) {
+          notes.push(restoredJobsNote);
+          restoredJobsNote = undefined;
+        }
+        const completed = jobs.drainCompletionNotes();
+        if (completed) notes.push(completed);
+        if (notes.length === 0) return undefined;
+        audit.emit('notes-drained', { notes: notes.length });
+        return notes.join('\n\n');
+      },
+      snapshot,
+      openChild: (options = {}) => start.openChild(session, options),
+      close() {
+        closing ??= (async () => {
+          closed = true;
+          clearTimeout(snapshotTimer);
+          snapshotTimer = undefined;
+          controller.abort(new ToolhostError({ code: 'ABORTED', message: 'the session is closing' }));
+          // Running calls end promptly once cancelled, except non-abortable ones, which are awaited so
+          // nothing lands after close() resolved.
+          await Promise.allSettled([...inflight]);
+          await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
+          const failures: string[] = [];
+          persistNow();
+          for (const dispose of disposers.reverse()) {
+            try {
+              await dispose();
+            } catch (error) {
+              failures.push(String(error));
+            }
+          }
+          audit.emit('session-closed', failures.length > 0 ? { failures } : {});
+        })();
+        return closing;
+      },
+      get closed() {
+        return closed;
+      },
+    };
+    return session;
+  }
+}
+
+/** An audit sink that stamps the session id on every event. */
+function sessionAudit(audit: AuditLog, sessionId: string): AuditLog {
+  return {
+    enabled: audit.enabled,
+    emit: (type: AuditEventType, fields = {}) => audit.emit(type, { sessionId, ...fields }),
+    close: async () => undefined,
+  };
+}
+
+function restoredJobs(jobs: readonly SessionJobRecord[] | undefined): string | undefined {
+  const previous = (jobs ?? []).filter((job) => typeof job?.id === 'string');
+  if (previous.length === 0) return undefined;
+  // Processes never survive their host: tell the model what became of the jobs it knew.
+  return `Background jobs of the session before the restart are gone (their processes ended with the old host and their output is no longer readable): ${previous
+    .map(
+      (job) =>
+        `${job.id} (${String(job.label).slice(0, 80)}) — ${job.state === 'running' ? 'interrupted' : job.state}`,
+    )
+    .join('; ')}. Start a command again if its result is still needed.`;
+}
+
+async function settleWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * Runs the capability proxy's permission questions through the session's permission step: the
+ * target names `mcp_connect__<server>` and `mcp__<server>__<tool>` meet the same rules, sandbox and
+ * approval as any tool. Connecting a configured server is covered by installation trust (the user
+ * configured it; rules can still deny or ask), except a server that only an unapproved project
+ * configuration defines: starting it asks a person every time. A tool's hints count as facts only
+ * from a server marked `trusted`; from any other server only the hints that make a call riskier are
+ * believed. A strict read-only session runs only MCP tools that are trusted read-only and not destructive.
+ */
+export async function authorizeCapability(
+  context: PipelineContext,
+  request: CapabilityAuthorizationRequest,
+  session: {
+    readonly sandbox: SandboxMode;
+    readonly untrustedServers: ReadonlySet<string>;
+    readonly readOnlyStrict: boolean;
+  },
+): Promise<CapabilityAuthorization> {
+  const connect = request.kind === 'mcp-connect';
+  const fromProject = session.untrustedServers.has(request.server);
+  const claimed = request.annotations;
+  const trustedHints = request.annotationsTrusted && !fromProject;
+  const annotations: ToolAnnotations = connect
+    ? {}
+    : trustedHints
+      ? claimed
+      : {
+          ...(claimed.readOnly === false ? { readOnly: false } : {}),
+          ...(claimed.destructive === true ? { destructive: true } : {}),
+          ...(claimed.openWorld === true ? { openWorld: true } : {}),
+        };
+  if (
+    !connect &&
+    session.readOnlyStrict &&
+    !(annotations.readOnly === true && annotations.destructive !== true)
+  ) {
+    return {
+      allowed: false,
+      error: new ToolhostError({
+        code: 'PERMISSION_DENIED',
+        message: `"${request.toolName}" is not declared read-only by a trusted server, and this read-only session runs only read-only tools`,
+        recovery: 'leave it to a session that may write, or use a read-only capability',
+        details: { toolName: request.toolName, decisionSource: 'sandbox', remoteDispatched: false },
+      }),
+    };
+  }
+  return authorizeTarget(context, {
+    name: request.toolName,
+    source: 'mcp',
+    group: 'utility_builtins',
+    category: annotations.readOnly === true ? 'read' : 'utility',
+    annotations,
+    trusted: !fromProject && (connect || (request.annotationsTrusted && session.sandbox !== 'read_only')),
+    ...(fromProject && connect
+      ? {
+          approvalRequired:
+            'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
+        }
+      : {}),
+    callId: request.callId,
+    invocation: { kind: 'capability', capabilityId: request.capabilityId },
+    preview: request.preview,
+    signal: request.signal,
+  });
+}

@@ -1,0 +1,193 @@
+import { parseArguments, type RegisteredTool, ToolhostError, type ToolInvocation } from '@toolhost/contracts';
+import { closeNames } from './close-names.js';
+import type { ToolCall } from './host-types.js';
+import type { PipelineContext } from './pipeline-context.js';
+import { USE_CAPABILITY } from './select-surface.js';
+
+/** A call that failed before permission (it did not resolve, or its arguments are invalid). */
+export interface FailedCall {
+  readonly kind: 'failed';
+  readonly callId: string;
+  readonly name: string;
+  readonly toolName: string | null;
+  readonly error: ToolhostError;
+  readonly startedAt: number;
+}
+
+/** A resolved, validated call, ready for the permission step. */
+export interface ReadyCall {
+  readonly kind: 'ready';
+  readonly callId: string;
+  /** The name as called (`use_capability`, `tool:glob`, `shell` ...). */
+  readonly name: string;
+  readonly tool: RegisteredTool;
+  readonly args: Record<string, unknown>;
+  readonly invocation: ToolInvocation;
+  /** Whether it may run beside other read-only calls of its batch. */
+  readonly parallel: boolean;
+  readonly startedAt: number;
+}
+
+/** The outcome of {@link prepareCall}. */
+export type PreparedCall = FailedCall | ReadyCall;
+
+const SHELL_SYNONYMS = new Set(['shell', 'powershell', 'bash', 'pwsh']);
+const CAPABILITY_ID = /^(tool|mcp-tool|mcp-server|session):|^mcp\//;
+const TOOL_CAPABILITY = /^\s*tool:(.+?)\s*$/;
+
+/** A name as the model sent it, bounded to 128 characters for messages and the audit log. */
+export function boundedName(name: unknown): string {
+  const text = typeof name === 'string' ? name : String(name);
+  return text.length > 128 ? `${text.slice(0, 125)}...` : text;
+}
+
+function notFound(context: PipelineContext, name: string, callId: string): ToolhostError {
+  const close = closeNames(
+    name,
+    context.registry.list().map((tool) => tool.name),
+  );
+  return new ToolhostError({
+    code: 'TOOL_NOT_FOUND',
+    message:
+      close.length > 0
+        ? `no tool is named "${boundedName(name)}"; close names: ${close.join(', ')}`
+        : `no tool is named "${boundedName(name)}"`,
+    details: { calledName: boundedName(name), closeNames: close, callId },
+  });
+}
+
+/**
+ * Steps 1 and 2 of the pipeline: resolve the name (exact name, hidden alias, shell synonym, a
+ * capability id called as a name) and validate the arguments against the resolved tool's canonical
+ * schema. One way through: a `tool:<name>` of the session's catalog, called as a name or through
+ * `use_capability(action="call")`, resolves to that tool itself here, so it is validated, permitted,
+ * run and shaped once, as itself (its invocation says how it was reached, for argument errors).
+ * Other capability ids go to `use_capability`. Emits `call-received`, `call-resolved` and
+ * `call-validated`. Never throws for bad input.
+ */
+export function prepareCall(
+  context: PipelineContext,
+  call: ToolCall,
+  batchId: string | undefined,
+): PreparedCall {
+  const startedAt = performance.now();
+  const { audit, registry } = context;
+  const callId = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${++context.counters.call}`;
+  const name = typeof call.name === 'string' ? call.name : '';
+  audit.emit('call-received', { callId, ...(batchId ? { batchId } : {}), calledName: boundedName(name) });
+  const fail = (error: ToolhostError, toolName: string | null): FailedCall => {
+    audit.emit(toolName === null ? 'call-resolved' : 'call-validated', {
+      callId,
+      ...(toolName === null ? {} : { toolName }),
+      ok: false,
+      code: error.code,
+      ...(error.code === 'ARGUMENT_VALIDATION' && error.signature ? { validationId: error.signature } : {}),
+    });
+    return { kind: 'failed', callId, name, toolName, error, startedAt };
+  };
+  // 1. resolve
+  let tool: RegisteredTool | undefined;
+  let via: 'exact' | 'alias' | 'shell_synonym' | 'capability' = 'exact';
+  let rawArguments = call.arguments;
+  let invocation: ToolInvocation = { kind: 'direct' };
+  const lookup = name ? registry.lookup(name) : undefined;
+  if (lookup) {
+    tool = lookup.tool;
+    if (lookup.alias) via = 'alias';
+  } else if (SHELL_SYNONYMS.has(name) && context.shellName) {
+    tool = registry.get(context.shellName);
+    via = 'shell_synonym';
+  } else if (CAPABILITY_ID.test(name) && registry.has(USE_CAPABILITY)) {
+    // `tool:<name>`, `mcp-tool:...`, `session:tool_result` called as a name.
+    const parsed = parseArguments(rawArguments);
+    if (!parsed.ok) {
+      const checked = context.validator.validate({
+        toolName: name,
+        source: 'dynamic',
+        schema: { type: 'object', properties: {} },
+        arguments: rawArguments,
+        invocation: { kind: 'capability', capabilityId: name },
+      });
+      return fail(checked.ok ? notFound(context, name, callId) : checked.error, null);
+    }
+    const target = catalogTarget(context, name);
+    if (target) {
+      tool = target;
+      rawArguments = parsed.value;
+      invocation = { kind: 'capability', capabilityId: name.trim() };
+    } else {
+      tool = registry.get(USE_CAPABILITY);
+      rawArguments = { action: 'call', capability_id: name, arguments: parsed.value };
+    }
+    via = 'capability';
+  }
+  if (!tool) return fail(notFound(context, name, callId), null);
+  if (tool.definition.source === 'hosted') {
+    audit.emit('call-resolved', { callId, toolName: tool.name, ok: true, via });
+    return fail(
+      new ToolhostError({
+        code: 'TOOL_NOT_FOUND',
+        message: `"${tool.name}" is executed by the model provider and is never dispatched by this host`,
+        recovery: 'call it through the provider, or use another tool',
+      }),
+      tool.name,
+    );
+  }
+  // 2. validate (the envelope first when the call went through use_capability)
+  let checked = context.validator.validate({
+    toolName: tool.name,
+    source: tool.definition.source,
+    schema: tool.canonicalSchema,
+    schemaHash: tool.schemaHash,
+    arguments: rawArguments,
+    invocation,
+  });
+  if (checked.ok && tool.name === USE_CAPABILITY) {
+    const envelope = checked.value.arguments;
+    const capabilityId = typeof envelope.capability_id === 'string' ? envelope.capability_id : undefined;
+    const target =
+      envelope.action === 'call' && capabilityId !== undefined
+        ? catalogTarget(context, capabilityId)
+        : undefined;
+    if (target) {
+      // use_capability(action="call", capability_id="tool:<name>"): the target is the call.
+      tool = target;
+      via = 'capability';
+      invocation = { kind: 'capability', capabilityId: (capabilityId as string).trim() };
+      checked = context.validator.validate({
+        toolName: tool.name,
+        source: tool.definition.source,
+        schema: tool.canonicalSchema,
+        schemaHash: tool.schemaHash,
+        arguments: envelope.arguments ?? {},
+        invocation,
+      });
+    }
+  }
+  audit.emit('call-resolved', {
+    callId,
+    toolName: tool.name,
+    ok: true,
+    via,
+    ...(invocation.kind === 'capability' ? { capabilityId: invocation.capabilityId } : {}),
+  });
+  if (!checked.ok) return fail(checked.error, tool.name);
+  audit.emit('call-validated', {
+    callId,
+    toolName: tool.name,
+    ok: true,
+    schemaFingerprint: tool.schemaFingerprint,
+    schemaValidated: checked.value.schemaValidated,
+  });
+  const args = checked.value.arguments;
+  let parallel = tool.definition.execution.mode === 'parallel';
+  if (tool.name === USE_CAPABILITY) parallel = context.capabilityCallIsParallel?.(args) ?? false;
+  return { kind: 'ready', callId, name, tool, args, invocation, parallel, startedAt };
+}
+
+/** The catalog tool a `tool:<name>` id names, or `undefined` (not such an id, or not in the catalog). */
+function catalogTarget(context: PipelineContext, capabilityId: string): RegisteredTool | undefined {
+  const match = TOOL_CAPABILITY.exec(capabilityId);
+  if (!match || !context.catalogTool) return undefined;
+  return context.catalogTool(match[1] as string);
+}

@@ -1,0 +1,135 @@
+import type { ModelTool } from '@toolhost/contracts';
+import type { CompiledTools, CompileToolsOptions, DialectName } from '@toolhost/provider-dialects';
+import type { ObservationStoreSnapshot } from '@toolhost/read-evidence';
+import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import type {
+  ApproveCallback,
+  BatchResult,
+  DispatchOptions,
+  DispatchResult,
+  ToolCall,
+} from './host-types.js';
+import type { SurfaceProfile } from './parse-host-config.js';
+
+/** Compile options of `providerTools` (the dialect's own; hosted tools come from the registry). */
+export type ProviderToolsOptions = Omit<CompileToolsOptions, 'dialect' | 'hosted'>;
+
+/** A compiled surface: the dialect's compiled tools plus the fingerprint of the exact `tools` bytes. */
+export type ProviderTools = CompiledTools & {
+  /** 16 hex characters of SHA-256 of `JSON.stringify(tools)`. */
+  readonly fingerprint: string;
+};
+
+/** A session's run policy: never wider than its host's (or its parent's, for a child). */
+export interface SessionPolicy {
+  readonly sandbox: SandboxMode;
+  readonly approval: ApprovalPolicy;
+  readonly surface: SurfaceProfile;
+}
+
+/** Options of `host.openSession` and `session.openChild`. */
+export interface SessionOptions {
+  /** The session's id (1-80 of `[A-Za-z0-9_-]`); default a new `ses_...`. An id that exists is `CONFIG_INVALID`. */
+  readonly id?: string;
+  /** At most the host's (parent's); default the same. A wider one is `CONFIG_INVALID`. */
+  readonly sandbox?: SandboxMode;
+  /** At least as strict as the host's (parent's); default the same. */
+  readonly approval?: ApprovalPolicy;
+  /** `full` only on a `full` host; default the same. */
+  readonly surface?: SurfaceProfile;
+  /** Asks this session's person; default the host's. */
+  readonly approve?: ApproveCallback;
+  /**
+   * Keep the session on disk (`<state dir>/sessions/<id>/`: the snapshot, stored results, job logs)
+   * so `host.resumeSession(id)` continues it after a restart. Default true.
+   */
+  readonly persist?: boolean;
+}
+
+/** Options of `session.openChild`: a subagent's or planner's session over the same connections. */
+export interface ChildSessionOptions extends Omit<SessionOptions, 'persist'> {
+  /**
+   * A strict read-only child: read-only sandbox, editing tools refused, MCP tools only when their
+   * server is trusted and they declare `readOnlyHint: true` and are not destructive.
+   */
+  readonly readOnlyStrict?: boolean;
+}
+
+/** The resumable state of a session ({@link Session.snapshot}). */
+export interface SessionSnapshot {
+  readonly format: 'toolhost-session-v1';
+  readonly id: string;
+  readonly parentId: string | null;
+  /** The real project root it was taken over. */
+  readonly root: string;
+  readonly takenAt: string;
+  readonly policy: SessionPolicy;
+  readonly surfaceFingerprint: string;
+  readonly observations: ObservationStoreSnapshot;
+  /** The background jobs the session knew (their processes end with it; their logs are not kept). */
+  readonly jobs: readonly SessionJobRecord[];
+  /** Stored (truncated) results, oldest first; their bodies stay in the session's directory. */
+  readonly results: readonly SessionResultRecord[];
+}
+
+/** A job as a snapshot remembers it. */
+export interface SessionJobRecord {
+  readonly id: string;
+  readonly shell: string;
+  readonly label: string;
+  readonly background: boolean;
+  readonly state: string;
+  readonly exitCode?: number;
+  readonly startedAt: number;
+  readonly endedAt?: number;
+}
+
+/** A stored result as a snapshot remembers it. */
+export interface SessionResultRecord {
+  readonly resultRef: string;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly totalBytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * One agent's conversation with a host: its own policy, file observations, background jobs, stored
+ * results, storm-breaker streak and audit ledger, over the host's shared registry, surfaces, MCP
+ * connections and sandbox probe.
+ */
+export interface Session {
+  /** `ses_...` (or the id it was opened with). */
+  readonly id: string;
+  /** The parent session of a child, else `null`. */
+  readonly parentId: string | null;
+  readonly policy: SessionPolicy;
+  /** Whether the session keeps its state on disk. */
+  readonly persistent: boolean;
+  /** The session's directory (its snapshot, stored results and job logs when persistent). */
+  readonly dir: string;
+  /** The provider-visible tools' names, sorted; fixed for the session's life. */
+  surfaceNames(): readonly string[];
+  /** The provider-neutral surface of this session's policy. */
+  modelTools(): readonly ModelTool[];
+  /** First 16 hex characters of SHA-256 of the serialised {@link Session.modelTools}. */
+  surfaceFingerprint(): string;
+  /** The session's surface compiled for one dialect; the same frozen object on every call. */
+  providerTools(dialect: DialectName, options?: ProviderToolsOptions): ProviderTools;
+  /** Runs one call as a batch of one (the storm breaker's notice, when any, is on the result). */
+  dispatch(call: ToolCall, options?: DispatchOptions): Promise<DispatchResult>;
+  /** Runs one assistant turn's calls: read-only calls in parallel (at most 8), writers alone, in order. */
+  dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
+  /** What happened in the background since the last call, for the next turn, or `undefined`. */
+  drainNotes(): string | undefined;
+  /** The session's resumable state as plain JSON. */
+  snapshot(): SessionSnapshot;
+  /** A child session over the same connections with a policy no wider than this one's. */
+  openChild(options?: ChildSessionOptions): Promise<Session>;
+  /**
+   * Cancels the session's running calls, ends its jobs, keeps its snapshot (when persistent) and
+   * releases it; the host's connections stay. Idempotent.
+   */
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
