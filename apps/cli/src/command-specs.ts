@@ -118,15 +118,24 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'session',
     summary: 'JSON Lines on stdin/stdout through one host',
-    usage: ['session < calls.jsonl'],
+    usage: ['session [--session-id ID | --resume ID] < calls.jsonl'],
     description:
       'One host for the whole stream and one output line per input line, flushed at once, in input order. ' +
       'Input: {"id","name","arguments"} (arguments an object or a JSON string) or {"batch":[calls...]} ' +
       '(one assistant turn). Output: {"id","name","status","output","error","resultRef"} or ' +
       '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line ' +
       'gets an error line (SESSION_LINE_INVALID). End of input closes the host: jobs and servers end. ' +
-      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED).',
-    options: {},
+      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED). ' +
+      'Each run is its own agent session (its id goes to stderr): its file observations, jobs and stored ' +
+      'results are its own, kept under <root>/.toolhost/sessions/<id>/; --resume ID continues one.',
+    options: {
+      'session-id': {
+        type: 'string',
+        valueName: 'ID',
+        description: 'start a new session with this id (letters, digits, _ and -)',
+      },
+      resume: { type: 'string', valueName: 'ID', description: 'continue the session with this id' },
+    },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/session-command.js').then((module) => module.sessionCommand),
   },

@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DispatchOptions, DispatchResult, Host } from '@toolhost/boot';
+import type { DispatchOptions, DispatchResult, Host, Session } from '@toolhost/boot';
 import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
 
 /** Options of {@link createMcpServer}. */
@@ -33,9 +33,9 @@ export function mcpToolAnnotations(
   return Object.keys(hints).length > 0 ? hints : undefined;
 }
 
-/** The MCP tool list of a host's provider surface, in the surface's order. */
-export function mcpTools(host: Host): Tool[] {
-  return host.modelTools().map((tool) => {
+/** The MCP tool list of a session's provider surface, in the surface's order. */
+export function mcpTools(host: Host, session: Pick<Session, 'modelTools'> = host): Tool[] {
+  return session.modelTools().map((tool) => {
     const annotations = mcpToolAnnotations(host.registry.get(tool.name)?.definition.annotations);
     return {
       name: tool.name,
@@ -46,10 +46,19 @@ export function mcpTools(host: Host): Tool[] {
   });
 }
 
-/** The MCP form of a dispatch result: the model-visible text first, then images and links; `isError` on failure. */
+/**
+ * The MCP form of a dispatch result: the model-visible text first, then images and links; `isError`
+ * on failure. The storm breaker's notice, when it spoke, is appended to the text (MCP results have no
+ * other place the model reads).
+ */
 export function mcpCallResult(result: DispatchResult): CallToolResult {
   const content: CallToolResult['content'] = [];
-  if (result.output !== '') content.push({ type: 'text', text: result.output });
+  const text = result.notice
+    ? result.output === ''
+      ? result.notice
+      : `${result.output}\n\n${result.notice}`
+    : result.output;
+  if (text !== '') content.push({ type: 'text', text });
   for (const block of result.content) {
     if (block.type === 'image') content.push({ type: 'image', data: block.data, mimeType: block.mimeType });
     else if (block.type === 'resource_link') {
@@ -67,25 +76,25 @@ export function mcpCallResult(result: DispatchResult): CallToolResult {
 }
 
 /**
- * An MCP server (low-level SDK `Server`) exposing a host's provider surface: `tools/list` gives the
+ * An MCP server (low-level SDK `Server`) exposing one session's provider surface: `tools/list` gives the
  * frozen surface with annotations mapped to MCP hints; `tools/call` runs the whole dispatch pipeline
  * (so policy, approval and evidence apply exactly as for a model) and returns what the model would
  * see, with `isError` on failure. Cancellation (`notifications/cancelled`) aborts the call. When the
  * client sent a `progressToken`, the tool's own progress is forwarded, or a heartbeat every
  * `heartbeatMs` while it reports none, so clients that reset their timeout on progress keep waiting.
- * One host may back many servers (one per HTTP session); the caller closes the host.
+ * One host backs many servers (one per HTTP session), each over its own session; the caller closes them.
  */
-export function createMcpServer(host: Host, options: McpServerOptions): Server {
+export function createMcpServer(host: Host, session: Session, options: McpServerOptions): Server {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
         'toolhost: a governed tool surface. Every call goes through the run policy (sandbox ' +
-        `${host.sandbox}, approval ${host.approval}); failures say CODE: cause; recovery.`,
+        `${session.policy.sandbox}, approval ${session.policy.approval}); failures say CODE: cause; recovery.`,
     },
   );
-  const tools = mcpTools(host);
+  const tools = mcpTools(host, session);
   const heartbeatMs = options.heartbeatMs ?? 1_000;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -118,8 +127,7 @@ export function createMcpServer(host: Host, options: McpServerOptions): Server {
         sendProgress({ progress: seconds, message: `${request.params.name} running for ${seconds}s` });
       }, heartbeatMs);
     }
-    // `onProgress` reaches tools once the host's dispatch options carry it; extra keys are ignored before.
-    const dispatchOptions: DispatchOptions & { onProgress?: (progress: ToolProgress) => void } = {
+    const dispatchOptions: DispatchOptions = {
       signal: extra.signal,
       onProgress: (progress) => {
         toolReported = true;
@@ -127,8 +135,8 @@ export function createMcpServer(host: Host, options: McpServerOptions): Server {
       },
     };
     try {
-      const result = await host.dispatch(
-        // No id: the host numbers calls itself, unique across every session it serves.
+      const result = await session.dispatch(
+        // No id: the session numbers its calls itself.
         { name: request.params.name, arguments: request.params.arguments ?? {} },
         dispatchOptions,
       );

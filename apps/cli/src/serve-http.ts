@@ -9,10 +9,15 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 export interface HttpServerOptions {
   /** The TCP port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
-  /** Makes the MCP server of one new session. */
-  readonly createServer: () => Server;
+  /**
+   * Makes the MCP server of one new MCP session, over its own toolhost session; `dispose` ends that
+   * session (on DELETE, when its transport closes, after the idle timeout and at shutdown).
+   */
+  readonly openSession: () => Promise<{ readonly server: Server; dispose(): Promise<void> }>;
   /** Largest request body accepted, in bytes; default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /** An MCP session without requests for this long is closed (its toolhost session too); default 30 min. */
+  readonly idleTimeoutMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -79,13 +84,40 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
 
 /**
  * Serves MCP over Streamable HTTP at `http://127.0.0.1:PORT/mcp`, bound to the loopback interface
- * only, with one MCP server per session (`Mcp-Session-Id`). Requests failing
+ * only, with one MCP server and one toolhost session per MCP session (`Mcp-Session-Id`), ended on
+ * DELETE or after `idleTimeoutMs` without requests. Requests failing
  * {@link checkRequestOrigin} get 403 before anything is parsed; unknown sessions get 404, requests
  * without a session that are not `initialize` get 400, bodies over the limit 413, other paths 404.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60 * 1000;
+  interface OpenMcpSession {
+    readonly transport: StreamableHTTPServerTransport;
+    readonly server: Server;
+    dispose(): Promise<void>;
+    lastActive: number;
+  }
+  const sessions = new Map<string, OpenMcpSession>();
+  const disposing = new Set<Promise<void>>();
+  const end = (id: string, session: OpenMcpSession) => {
+    if (sessions.get(id) !== session) return;
+    sessions.delete(id);
+    const done = (async () => {
+      await session.server.close().catch(() => undefined);
+      await session.dispose().catch(() => undefined);
+    })();
+    disposing.add(done);
+    void done.finally(() => disposing.delete(done));
+  };
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) if (now - session.lastActive > idleTimeoutMs) end(id, session);
+    },
+    Math.min(60_000, Math.max(50, Math.floor(idleTimeoutMs / 4))),
+  );
+  sweeper.unref();
   let port = options.port;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -110,6 +142,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) return sendJsonRpcError(response, 404, -32001, 'Session not found');
+      session.lastActive = Date.now();
       return session.transport.handleRequest(request, response, body);
     }
     const initializing =
@@ -119,18 +152,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!initializing) {
       return sendJsonRpcError(response, 400, -32000, 'Bad Request: no valid session; send initialize first');
     }
-    const server = options.createServer();
+    const opened = await options.openSession();
+    let registered: OpenMcpSession | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        registered = { transport, server: opened.server, dispose: opened.dispose, lastActive: Date.now() };
+        sessions.set(id, registered);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId && registered) end(transport.sessionId, registered);
     };
-    await server.connect(transport);
+    await opened.server.connect(transport);
     await transport.handleRequest(request, response, body);
+    // An initialize that did not create a session (refused by the transport) leaves nothing open.
+    if (!registered) await opened.dispose();
   };
 
   const listener = createServer((request, response) => {
@@ -158,9 +195,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     port,
     close() {
       closing ??= (async () => {
-        const open = [...sessions.values()];
-        sessions.clear();
-        await Promise.allSettled(open.map(async ({ server }) => server.close()));
+        clearInterval(sweeper);
+        for (const [id, session] of [...sessions]) end(id, session);
+        await Promise.allSettled([...disposing]);
         await new Promise<void>((resolve) => {
           listener.close(() => resolve());
           listener.closeAllConnections();

@@ -1,4 +1,4 @@
-import type { BatchResult, DispatchResult, ToolCall } from '@toolhost/boot';
+import type { BatchResult, DispatchResult, ToolCall, TurnOrigin } from '@toolhost/boot';
 
 /** The recovery text of `SESSION_LINE_INVALID` (kept in step with the contract's table). */
 const LINE_RECOVERY = 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}';
@@ -11,10 +11,28 @@ export type SessionCallEntry =
   | { readonly ok: true; readonly id: SessionId; readonly call: ToolCall }
   | { readonly ok: false; readonly id: SessionId; readonly name: string | null; readonly problem: string };
 
-/** A parsed session input line. */
+/** A parsed session input line; `turn` is the line's turn origin (default a person's turn). */
 export type SessionLine =
-  | { readonly kind: 'call'; readonly entry: SessionCallEntry }
-  | { readonly kind: 'batch'; readonly entries: readonly SessionCallEntry[] };
+  | { readonly kind: 'call'; readonly entry: SessionCallEntry; readonly turn?: TurnOrigin }
+  | { readonly kind: 'batch'; readonly entries: readonly SessionCallEntry[]; readonly turn?: TurnOrigin };
+
+/**
+ * The `"turn"` of a line: `{"origin": "human"}` or `{"origin": "goal_round", "goalId": "..."}`.
+ * Anything else is a problem of the line.
+ */
+function turnOf(value: Record<string, unknown>): { turn?: TurnOrigin } | { problem: string } {
+  if (value.turn === undefined) return {};
+  const turn = value.turn;
+  if (!isObject(turn) || (turn.origin !== 'human' && turn.origin !== 'goal_round')) {
+    return { problem: '"turn" is not {"origin":"human"} or {"origin":"goal_round","goalId":"..."}' };
+  }
+  if (turn.goalId !== undefined && typeof turn.goalId !== 'string') {
+    return { problem: '"turn.goalId" is not a string' };
+  }
+  return {
+    turn: { origin: turn.origin, ...(typeof turn.goalId === 'string' ? { goalId: turn.goalId } : {}) },
+  };
+}
 
 /** One output result: exactly the session protocol's fields. */
 export interface SessionResult {
@@ -82,6 +100,13 @@ export function parseSessionLine(line: string): SessionLine {
       },
     };
   }
+  const turn = isObject(value) ? turnOf(value) : {};
+  if ('problem' in turn) {
+    return {
+      kind: 'call',
+      entry: { ok: false, id: isObject(value) ? idOf(value) : null, name: null, problem: turn.problem },
+    };
+  }
   if (isObject(value) && 'batch' in value && !('name' in value)) {
     if (!Array.isArray(value.batch)) {
       return {
@@ -89,9 +114,13 @@ export function parseSessionLine(line: string): SessionLine {
         entry: { ok: false, id: idOf(value), name: null, problem: '"batch" is not an array of calls' },
       };
     }
-    return { kind: 'batch', entries: value.batch.map((call, index) => callEntry(call, `batch[${index}]`)) };
+    return {
+      kind: 'batch',
+      entries: value.batch.map((call, index) => callEntry(call, `batch[${index}]`)),
+      ...turn,
+    };
   }
-  return { kind: 'call', entry: callEntry(value, 'the line') };
+  return { kind: 'call', entry: callEntry(value, 'the line'), ...turn };
 }
 
 /** The result line of an entry that could not be dispatched. */

@@ -28,7 +28,14 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
     if (port !== undefined) {
       const http = await startHttpServer({
         port,
-        createServer: () => createMcpServer(host, { version: VERSION }),
+        // One toolhost session per MCP session: no client sees another's observations, jobs or results.
+        openSession: async () => {
+          const session = await host.openSession();
+          return {
+            server: createMcpServer(host, session, { version: VERSION }),
+            dispose: () => session.close(),
+          };
+        },
       }).catch((error: unknown) => {
         throw usageError(
           `cannot listen on 127.0.0.1:${port}: ${error instanceof Error ? error.message : String(error)}`,
@@ -43,7 +50,8 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
       await http.close();
       return EXIT_CODES.success;
     }
-    const server = createMcpServer(host, { version: VERSION });
+    const session = await host.openSession();
+    const server = createMcpServer(host, session, { version: VERSION });
     const transport = new StdioServerTransport(io.stdin, io.stdout as unknown as Writable);
     const ended = new Promise<void>((resolve) => {
       const done = () => resolve();
