@@ -8,8 +8,9 @@ import { createNameMap, type NameMap } from './names.js';
 import { type ReportEntry, Reporter } from './report.js';
 import { hasAnnotations, stripAnnotations } from './schema-annotations.js';
 import { applySchemaFixes } from './schema-fixes.js';
-import { compileGeminiOpenApi } from './schema-gemini-openapi.js';
+import { compileGeminiOpenApi, toGeminiWireTypes } from './schema-gemini-openapi.js';
 import { compileOpenAIStrict, StrictUnsupportedError } from './schema-openai-strict.js';
+import { moveToDescription, OPENAI_ROOT_REJECTED } from './schema-common.js';
 import { normalizeRoot, QuarantineError } from './schema-root.js';
 import { PROVIDER_LIMITS, validateForProvider } from './validate-for-provider.js';
 
@@ -135,7 +136,17 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
         `the name is not ${'`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`'} (or collided after sanitising); it is sent as "${wireName}" and mapped back`,
       );
     }
-    const description = typeof tool.description === 'string' ? tool.description : '';
+    let description = typeof tool.description === 'string' ? tool.description : '';
+    if (dialect === 'gemini' && description.trim() === '') {
+      // The protos mark FunctionDeclaration.description REQUIRED (an empty proto3 string is unset).
+      description = tool.name.trim() === '' ? wireName : tool.name;
+      reporter.add(
+        '',
+        'added',
+        'tool-description',
+        'Gemini requires a function description; the tool has none, so its name is sent as the description',
+      );
+    }
     try {
       const result = compileSchema(tool.inputSchema as JsonValue, dialect, {
         strict: (dialect === 'openai-chat' || dialect === 'openai-responses') && strictRequested(tool.name),
@@ -288,6 +299,22 @@ function envelope(dialect: DialectName, entry: CompiledFunction, options: Compil
   }
 }
 
+function dropOpenAIRootKeywords(schema: JsonObject, reporter: Reporter): JsonObject {
+  const present = OPENAI_ROOT_REJECTED.filter((keyword) => own(schema, keyword) !== undefined);
+  if (present.length === 0) return schema;
+  const out: JsonObject = { ...schema };
+  for (const keyword of moveToDescription(out, schema, present)) {
+    delete out[keyword];
+    reporter.add(
+      '',
+      'moved-to-description',
+      keyword,
+      `OpenAI rejects a root \`${keyword}\` in \`parameters\`; it is stated in the description and the host still enforces it`,
+    );
+  }
+  return out;
+}
+
 interface SchemaCompileOptions {
   readonly strict: boolean;
   readonly geminiSchema: 'json-schema' | 'openapi';
@@ -320,9 +347,12 @@ function compileSchema(
   switch (dialect) {
     case 'openai-chat':
     case 'openai-responses': {
-      const fixed = applySchemaFixes(
-        root.schema,
-        { draft2020: false, arrayItems: true, typeArraysToAnyOf: false, refSiblingsToAllOf: false },
+      const fixed = dropOpenAIRootKeywords(
+        applySchemaFixes(
+          root.schema,
+          { draft2020: false, arrayItems: true, typeArraysToAnyOf: false, refSiblingsToAllOf: false },
+          reporter,
+        ),
         reporter,
       );
       if (!options.strict) return { schema: fixed, strict: undefined, decoding: decodingOf(undefined) };
@@ -364,7 +394,10 @@ function compileSchema(
         );
         const result = compileGeminiOpenApi(fixed, reporter);
         return {
-          schema: result.schema === undefined ? undefined : (stripAnnotations(result.schema) as JsonObject),
+          schema:
+            result.schema === undefined
+              ? undefined
+              : (toGeminiWireTypes(stripAnnotations(result.schema)) as JsonObject),
           strict: undefined,
           decoding: decodingOf(result.schema),
         };

@@ -341,9 +341,9 @@ describe('compileTools (Gemini parameters)', () => {
   it('inlines $ref, degrades a cycle to a JSON-encoded string and drops $defs', () => {
     const schema = schemaOf(compiled, 'memory_create_entities');
     const entity = ((schema.properties as JsonObject).entities as JsonObject).items as JsonObject;
-    assert.equal(entity.type, 'object');
+    assert.equal(entity.type, 'OBJECT');
     const children = (entity.properties as JsonObject).children as JsonObject;
-    assert.equal((children.items as JsonObject).type, 'string');
+    assert.equal((children.items as JsonObject).type, 'STRING');
     assert.match(String((children.items as JsonObject).description), /recursive Entity structure/);
     assert.ok(!JSON.stringify(schema).includes('$ref'));
     assert.ok(!JSON.stringify(schema).includes('definitions'));
@@ -351,15 +351,15 @@ describe('compileTools (Gemini parameters)', () => {
 
   it('turns type arrays into nullable, const into a one-value enum and integer enums into strings', () => {
     const issue = schemaOf(compiled, 'github_create_issue').properties as JsonObject;
-    assert.deepEqual(issue.assignee, { nullable: true, type: 'string' });
+    assert.deepEqual(issue.assignee, { nullable: true, type: 'STRING' });
     assert.deepEqual(issue.priority, {
       description: '1 is the highest priority.',
       enum: ['1', '2', '3'],
       format: 'enum',
-      type: 'string',
+      type: 'STRING',
     });
     const slack = schemaOf(compiled, 'slack_post_message_40a9e173').properties as JsonObject;
-    assert.deepEqual(slack.mode, { enum: ['plain'], type: 'string' });
+    assert.deepEqual(slack.mode, { enum: ['plain'], type: 'STRING' });
   });
 
   it('declares a tool without properties without parameters', () => {
