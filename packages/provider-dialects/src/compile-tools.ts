@@ -12,7 +12,7 @@ import { compileGeminiOpenApi, toGeminiWireTypes } from './schema-gemini-openapi
 import { compileOpenAIStrict, StrictUnsupportedError } from './schema-openai-strict.js';
 import { moveToDescription, OPENAI_ROOT_REJECTED } from './schema-common.js';
 import { normalizeRoot, QuarantineError } from './schema-root.js';
-import { PROVIDER_LIMITS, validateForProvider } from './validate-for-provider.js';
+import { PROVIDER_LIMITS, type ProviderViolation, validateForProvider } from './validate-for-provider.js';
 
 /** A provider-executed tool: its name and its declaration per dialect (never dispatched locally). */
 export interface HostedTool extends HostedToolDeclarations {
@@ -61,6 +61,23 @@ export interface CompiledTools {
   readonly strictTools: readonly string[];
   /** Names of the hosted tools declared; calls to them are executed by the provider. */
   readonly hostedTools: readonly string[];
+  /**
+   * One verdict per input function tool (neutral name): whether it is `sent`, `quarantined`
+   * (it would break a provider rule, or cannot be compiled, so it is left out rather than fail
+   * every request) or `dropped` (beyond the provider's tool cap), with the rules it broke and its
+   * report entries. Hosts quarantine on this and show the report.
+   */
+  readonly verdicts: Readonly<Record<string, ToolVerdict>>;
+}
+
+/** What became of one function tool in a compile (see {@link CompiledTools.verdicts}). */
+export interface ToolVerdict {
+  readonly status: 'sent' | 'quarantined' | 'dropped';
+  readonly wireName: string;
+  /** The provider rules the compiled tool broke (`validateForProvider`); empty unless quarantined. */
+  readonly violations: readonly ProviderViolation[];
+  /** This tool's report entries (every lossy step, the quarantine reason included). */
+  readonly report: readonly ReportEntry[];
 }
 
 interface CompiledFunction {
@@ -115,6 +132,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
   const hostedNames = new Set(hosted.map((tool) => tool.name));
   const report: ReportEntry[] = [];
   const compiled: CompiledFunction[] = [];
+  const violationsOf = new Map<string, ProviderViolation[]>();
   const strictRequested = (name: string) =>
     options.strict === true || (Array.isArray(options.strict) && options.strict.includes(name));
 
@@ -160,6 +178,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
         dialect,
       );
       if (violations.length > 0) {
+        violationsOf.set(tool.name, violations);
         for (const violation of violations) {
           reporter.add(
             violation.pointer,
@@ -253,7 +272,26 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
       Object.defineProperty(decoding, entry.wireName, { value: entry.decoding, enumerable: true });
     if (entry.strict === true) strictTools.push(entry.wireName);
   }
-  return { dialect, tools, nameMap, report, decoding, strictTools, hostedTools: declaredHosted };
+  const sent = new Set(kept.map((entry) => entry.name));
+  const verdicts: Record<string, ToolVerdict> = {};
+  for (const tool of modelTools) {
+    const entries = report.filter((entry) => entry.tool === tool.name);
+    const status = sent.has(tool.name)
+      ? 'sent'
+      : entries.some((entry) => entry.action === 'quarantined')
+        ? 'quarantined'
+        : 'dropped';
+    Object.defineProperty(verdicts, tool.name, {
+      value: {
+        status,
+        wireName: own(nameMap.toWire, tool.name)!,
+        violations: violationsOf.get(tool.name) ?? [],
+        report: entries,
+      } satisfies ToolVerdict,
+      enumerable: true,
+    });
+  }
+  return { dialect, tools, nameMap, report, decoding, strictTools, hostedTools: declaredHosted, verdicts };
 }
 
 function isFunctionDeclaration(declaration: JsonObject, dialect: DialectName): boolean {

@@ -369,3 +369,34 @@ describe('compileTools (Gemini parameters)', () => {
     assert.deepEqual(declaration, { name: 'git_status', description: 'Show the working tree status.' });
   });
 });
+
+describe('compileTools (verdicts)', () => {
+  it('gives every function tool a verdict the host can quarantine on, with its report entries', () => {
+    for (const dialect of ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const) {
+      const compiled = compileTools(
+        [
+          {
+            name: 'ok',
+            description: 'Fine.',
+            inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+          },
+          { name: 'never', description: 'Accepts nothing.', inputSchema: false as unknown as JsonObject },
+        ],
+        { dialect },
+      );
+      assert.equal(compiled.verdicts.ok?.status, 'sent');
+      assert.equal(compiled.verdicts.never?.status, 'quarantined');
+      assert.ok(compiled.verdicts.never!.report.some((entry) => entry.action === 'quarantined'));
+      assert.ok(compiled.verdicts.never!.report.every((entry) => entry.tool === 'never'));
+      assert.equal(JSON.stringify(compiled.tools).includes('never'), false);
+    }
+    const many = Array.from({ length: 130 }, (_, index) => ({
+      name: `t${String(index).padStart(3, '0')}`,
+      description: 'T.',
+      inputSchema: { type: 'object', properties: {} },
+    }));
+    const capped = compileTools(many, { dialect: 'openai-chat' });
+    assert.equal(capped.verdicts.t129?.status, 'dropped');
+    assert.equal(Object.values(capped.verdicts).filter((verdict) => verdict.status === 'sent').length, 128);
+  });
+});

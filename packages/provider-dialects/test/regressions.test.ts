@@ -88,7 +88,13 @@ describe('issue 22 regressions', () => {
   it('Gemini: a tool without a description is declared with one (the protos mark it required), and validateForProvider flags a missing one', () => {
     for (const geminiSchema of ['json-schema', 'openapi'] as const) {
       const compiled = compileTools(
-        [{ name: 'status', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }],
+        [
+          {
+            name: 'status',
+            description: '',
+            inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+          },
+        ],
         {
           dialect: 'gemini',
           geminiSchema,
