@@ -95,7 +95,16 @@ export function buildAnthropicRequest(options: BuildRequestOptions): BuiltReques
     const choice = toolChoice(options);
     if (choice) body.tool_choice = choice;
   }
-  if (options.temperature !== undefined) body.temperature = options.temperature;
+  if (options.temperature !== undefined) {
+    // The request definition of the SDK for the API version sent (@anthropic-ai/sdk 1.x,
+    // MessageCreateParams) has no `temperature` any more; a caller who still needs it for an
+    // older model passes it in `extra`.
+    reporter.add(
+      -1,
+      'dropped',
+      'Anthropic requests carry no `temperature`; pass it in `extra` for a model that still takes it',
+    );
+  }
   if (options.stream) body.stream = true;
   if (options.extra) Object.assign(body, options.extra);
   if (options.cacheBreakpoints !== false) {
