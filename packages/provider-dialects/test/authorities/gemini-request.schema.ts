@@ -9,18 +9,18 @@
 // `GenerateContentRequest.model` is bound from the URL path, so the body does not carry it.
 import type { JsonObject } from '@toolhost/contracts';
 
-const str = { type: 'string' } as const;
-const requiredString = { type: 'string', minLength: 1 } as const;
-const bool = { type: 'boolean' } as const;
-const int32 = { type: 'integer' } as const;
-const int64 = { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] } as const;
-const float = { type: 'number' } as const;
-const bytes = { type: 'string', pattern: '^[A-Za-z0-9+/_-]*={0,2}$' } as const;
-const struct = { type: 'object' } as const;
-const value = {} as const;
-const ref = (name: string) => ({ $ref: `#/$defs/${name}` });
-const list = (item: JsonObject) => ({ type: 'array', items: item });
-const enumOf = (...names: string[]) => ({ type: 'string', enum: names });
+const str: JsonObject = { type: 'string' };
+const requiredString: JsonObject = { type: 'string', minLength: 1 };
+const bool: JsonObject = { type: 'boolean' };
+const int32: JsonObject = { type: 'integer' };
+const int64: JsonObject = { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
+const float: JsonObject = { type: 'number' };
+const bytes: JsonObject = { type: 'string', pattern: '^[A-Za-z0-9+/_-]*={0,2}$' };
+const struct: JsonObject = { type: 'object' };
+const value: JsonObject = {};
+const ref = (name: string): JsonObject => ({ $ref: `#/$defs/${name}` });
+const list = (item: JsonObject): JsonObject => ({ type: 'array', items: item });
+const enumOf = (...names: string[]): JsonObject => ({ type: 'string', enum: names });
 
 /** A proto message: its fields, the required ones, and its `oneof` groups (at most one set). */
 function message(
