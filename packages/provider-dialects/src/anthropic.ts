@@ -95,7 +95,16 @@ export function buildAnthropicRequest(options: BuildRequestOptions): BuiltReques
     const choice = toolChoice(options);
     if (choice) body.tool_choice = choice;
   }
-  if (options.temperature !== undefined) body.temperature = options.temperature;
+  if (options.temperature !== undefined) {
+    // The request definition of the SDK for the API version sent (@anthropic-ai/sdk 1.x,
+    // MessageCreateParams) has no `temperature` any more; a caller who still needs it for an
+    // older model passes it in `extra`.
+    reporter.add(
+      -1,
+      'dropped',
+      'Anthropic requests carry no `temperature`; pass it in `extra` for a model that still takes it',
+    );
+  }
   if (options.stream) body.stream = true;
   if (options.extra) Object.assign(body, options.extra);
   if (options.cacheBreakpoints !== false) {
@@ -180,12 +189,15 @@ function assistantBlocks(
             `the arguments of call ${part.id} are not a JSON object; they were sent as {}`,
           );
         }
-        blocks.push({
+        const block: JsonObject = {
           type: 'tool_use',
           id: ids.toWire(part.id),
           name: wireName(options, part.name),
           input: input ?? {},
-        });
+        };
+        const caller = part.providerData?.anthropic?.caller;
+        if (isObject(caller)) block.caller = caller;
+        blocks.push(block);
         break;
       }
       case 'reasoning': {
@@ -288,12 +300,17 @@ function errorFrom(error: JsonValue | undefined): DialectError {
   });
 }
 
-/** Maps Anthropic's `stop_reason`. */
+/**
+ * Maps Anthropic's `stop_reason`. `end_turn` and `stop_sequence` are `stop` even when the content
+ * holds `tool_use` blocks: Anthropic ends a turn with `tool_use` whenever the client has calls to
+ * run, so `tool_use` blocks in an ended turn were already resolved by the provider (programmatic
+ * tool calling), and a loop that re-ran them would run them twice.
+ */
 export function anthropicStopReason(reason: string | undefined, hasToolCalls: boolean): StopReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
-      return hasToolCalls ? 'tool-calls' : 'stop';
+      return 'stop';
     case 'tool_use':
       return 'tool-calls';
     case 'max_tokens':
@@ -308,14 +325,40 @@ export function anthropicStopReason(reason: string | undefined, hasToolCalls: bo
   }
 }
 
-function usageOf(raw: JsonObject): Usage {
-  const input = numberOr(raw.input_tokens) ?? 0;
+/**
+ * Anthropic usage, normalised. With `iterations` (compaction, advisor, fallback), the top-level
+ * `input_tokens` / `output_tokens` leave out the compaction iterations, so the executor
+ * iterations (`message`, `compaction`) are summed; `advisor_message` iterations bill at another
+ * model's rates and are left out; a turn served by a `fallback_message` already has the served
+ * answer's totals at the top level, which are used as they are. Cache tokens come from the top
+ * level; `output_tokens_details.thinking_tokens` is the reasoning count.
+ */
+export function anthropicUsage(raw: JsonObject): Usage {
+  let input = numberOr(raw.input_tokens) ?? 0;
+  let output = numberOr(raw.output_tokens) ?? 0;
+  const iterations = Array.isArray(raw.iterations) ? raw.iterations.filter(isObject) : [];
+  const fallback = iterations.some((iteration) => iteration.type === 'fallback_message');
+  const executor = iterations.filter(
+    (iteration) => iteration.type === 'message' || iteration.type === 'compaction',
+  );
+  if (!fallback && executor.length > 0) {
+    input = executor.reduce((sum, iteration) => sum + (numberOr(iteration.input_tokens) ?? 0), 0);
+    output = executor.reduce((sum, iteration) => sum + (numberOr(iteration.output_tokens) ?? 0), 0);
+  }
   const cacheRead = numberOr(raw.cache_read_input_tokens);
   const cacheWrite = numberOr(raw.cache_creation_input_tokens);
-  const output = numberOr(raw.output_tokens) ?? 0;
+  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
   const allInput = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
-  return makeUsage({ input: allInput, output, cached: cacheRead, cacheWrite });
+  return makeUsage({
+    input: allInput,
+    output,
+    cached: cacheRead,
+    cacheWrite,
+    reasoning: numberOr(details.thinking_tokens),
+  });
 }
+
+const usageOf = anthropicUsage;
 
 function blockToPart(block: JsonObject, options: ParseOptions | undefined): AssistantContentPart | undefined {
   switch (block.type) {
@@ -336,13 +379,15 @@ function blockToPart(block: JsonObject, options: ParseOptions | undefined): Assi
   }
 }
 
-function toolCallOf(block: JsonObject, options: ParseOptions | undefined): ToolCallPart {
-  return {
+function toolCallOf(block: JsonObject, options: ParseOptions | undefined, args?: string): ToolCallPart {
+  const call: ToolCallPart = {
     type: 'tool-call',
     id: fromWireId(options, String(block.id ?? '')),
     name: neutralName(options, String(block.name ?? '')),
-    arguments: JSON.stringify(isObject(block.input) ? block.input : {}),
+    arguments: args ?? JSON.stringify(isObject(block.input) ? block.input : {}),
   };
+  // A call made from code execution (programmatic tool calling) names its caller; it is replayed.
+  return isObject(block.caller) ? { ...call, providerData: { anthropic: { caller: block.caller } } } : call;
 }
 
 /**
@@ -385,6 +430,10 @@ export function parseAnthropicResponse(
   };
 }
 
+function hasBlocks(message: JsonObject): boolean {
+  return Array.isArray(message.content) && message.content.length > 0;
+}
+
 interface BlockState {
   readonly type: string;
   readonly start: JsonObject;
@@ -403,6 +452,8 @@ class AnthropicStreamParser extends StreamParserBase {
   #usage: JsonObject = {};
   #stopReason: string | undefined;
   #calls = 0;
+  #started = false;
+  #content = false;
 
   constructor(options?: ParseOptions) {
     super();
@@ -418,17 +469,38 @@ class AnthropicStreamParser extends StreamParserBase {
     switch (data.type ?? event.event) {
       case 'message_start': {
         const message = isObject(data.message) ? data.message : {};
-        this.#id = typeof message.id === 'string' ? message.id : undefined;
+        const id = typeof message.id === 'string' ? message.id : undefined;
+        if (this.#started) {
+          // A repeated message_start (same id, nothing streamed yet) is harmless; any other is a
+          // second message spliced into this one, and merging the two would mix their calls.
+          if (id === this.#id && !this.#content && !hasBlocks(message)) return;
+          this.fail(
+            events,
+            providerError(DIALECT, 'a second message_start arrived while a message was open', {
+              retryable: true,
+            }),
+          );
+          return;
+        }
+        this.#started = true;
+        this.#id = id;
         this.#model = typeof message.model === 'string' ? message.model : undefined;
         if (isObject(message.usage)) this.#usage = { ...message.usage };
+        if (typeof message.stop_reason === 'string') this.#stopReason = message.stop_reason;
         events.push({
           type: 'response-start',
           ...(this.#id !== undefined ? { id: this.#id } : {}),
           ...(this.#model !== undefined ? { model: this.#model } : {}),
         });
+        // Programmatic tool calling sends whole blocks (a `tool_use` called from code) inside
+        // message_start.content rather than as content_block events.
+        for (const block of Array.isArray(message.content) ? message.content.filter(isObject) : []) {
+          this.#wholeBlock(block, events);
+        }
         return;
       }
       case 'content_block_start': {
+        this.#content = true;
         const index = numberOr(data.index) ?? this.#blocks.size;
         const block = isObject(data.content_block) ? data.content_block : {};
         const type = typeof block.type === 'string' ? block.type : 'unknown';
@@ -509,18 +581,44 @@ class AnthropicStreamParser extends StreamParserBase {
     }
   }
 
+  /** A block that arrives complete (inside message_start): started and closed at once. */
+  #wholeBlock(block: JsonObject, events: StreamEvent[]): void {
+    this.#content = true;
+    const type = typeof block.type === 'string' ? block.type : 'unknown';
+    const state: BlockState = { type, start: block, text: '', json: '', signature: '', callIndex: -1 };
+    if (type === 'text' && typeof block.text === 'string') {
+      state.text = block.text;
+      if (block.text !== '') events.push({ type: 'text-delta', text: block.text });
+    } else if (type === 'thinking') {
+      state.text = typeof block.thinking === 'string' ? block.thinking : '';
+      state.signature = typeof block.signature === 'string' ? block.signature : '';
+      if (state.text !== '') events.push({ type: 'reasoning-delta', text: state.text });
+    } else if (type === 'tool_use') {
+      state.callIndex = this.#calls++;
+      state.json = JSON.stringify(isObject(block.input) ? block.input : {});
+      const id = fromWireId(this.#options, String(block.id ?? ''));
+      events.push(
+        {
+          type: 'tool-call-start',
+          index: state.callIndex,
+          id,
+          name: neutralName(this.#options, String(block.name ?? '')),
+        },
+        { type: 'tool-call-delta', index: state.callIndex, id, argumentsDelta: state.json },
+      );
+    } else if (isObject(block.input)) {
+      state.json = JSON.stringify(block.input);
+    }
+    this.#closeBlock(state, events);
+  }
+
   #closeBlock(state: BlockState, events: StreamEvent[]): void {
     switch (state.type) {
       case 'text':
         this.#builder.text(state.text);
         return;
       case 'tool_use': {
-        const call: ToolCallPart = {
-          type: 'tool-call',
-          id: fromWireId(this.#options, String(state.start.id ?? '')),
-          name: neutralName(this.#options, String(state.start.name ?? '')),
-          arguments: state.json === '' ? '{}' : state.json,
-        };
+        const call = toolCallOf(state.start, this.#options, state.json === '' ? '{}' : state.json);
         this.#builder.toolCall(call);
         events.push({ type: 'tool-call', index: state.callIndex, call });
         return;

@@ -8,10 +8,11 @@ import { createNameMap, type NameMap } from './names.js';
 import { type ReportEntry, Reporter } from './report.js';
 import { hasAnnotations, stripAnnotations } from './schema-annotations.js';
 import { applySchemaFixes } from './schema-fixes.js';
-import { compileGeminiOpenApi } from './schema-gemini-openapi.js';
+import { compileGeminiOpenApi, toGeminiWireTypes } from './schema-gemini-openapi.js';
 import { compileOpenAIStrict, StrictUnsupportedError } from './schema-openai-strict.js';
+import { moveToDescription, OPENAI_ROOT_REJECTED } from './schema-common.js';
 import { normalizeRoot, QuarantineError } from './schema-root.js';
-import { PROVIDER_LIMITS, validateForProvider } from './validate-for-provider.js';
+import { PROVIDER_LIMITS, type ProviderViolation, validateForProvider } from './validate-for-provider.js';
 
 /** A provider-executed tool: its name and its declaration per dialect (never dispatched locally). */
 export interface HostedTool extends HostedToolDeclarations {
@@ -60,6 +61,23 @@ export interface CompiledTools {
   readonly strictTools: readonly string[];
   /** Names of the hosted tools declared; calls to them are executed by the provider. */
   readonly hostedTools: readonly string[];
+  /**
+   * One verdict per input function tool (neutral name): whether it is `sent`, `quarantined`
+   * (it would break a provider rule, or cannot be compiled, so it is left out rather than fail
+   * every request) or `dropped` (beyond the provider's tool cap), with the rules it broke and its
+   * report entries. Hosts quarantine on this and show the report.
+   */
+  readonly verdicts: Readonly<Record<string, ToolVerdict>>;
+}
+
+/** What became of one function tool in a compile (see {@link CompiledTools.verdicts}). */
+export interface ToolVerdict {
+  readonly status: 'sent' | 'quarantined' | 'dropped';
+  readonly wireName: string;
+  /** The provider rules the compiled tool broke (`validateForProvider`); empty unless quarantined. */
+  readonly violations: readonly ProviderViolation[];
+  /** This tool's report entries (every lossy step, the quarantine reason included). */
+  readonly report: readonly ReportEntry[];
 }
 
 interface CompiledFunction {
@@ -114,6 +132,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
   const hostedNames = new Set(hosted.map((tool) => tool.name));
   const report: ReportEntry[] = [];
   const compiled: CompiledFunction[] = [];
+  const violationsOf = new Map<string, ProviderViolation[]>();
   const strictRequested = (name: string) =>
     options.strict === true || (Array.isArray(options.strict) && options.strict.includes(name));
 
@@ -135,7 +154,17 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
         `the name is not ${'`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`'} (or collided after sanitising); it is sent as "${wireName}" and mapped back`,
       );
     }
-    const description = typeof tool.description === 'string' ? tool.description : '';
+    let description = typeof tool.description === 'string' ? tool.description : '';
+    if (dialect === 'gemini' && description.trim() === '') {
+      // The protos mark FunctionDeclaration.description REQUIRED (an empty proto3 string is unset).
+      description = tool.name.trim() === '' ? wireName : tool.name;
+      reporter.add(
+        '',
+        'added',
+        'tool-description',
+        'Gemini requires a function description; the tool has none, so its name is sent as the description',
+      );
+    }
     try {
       const result = compileSchema(tool.inputSchema as JsonValue, dialect, {
         strict: (dialect === 'openai-chat' || dialect === 'openai-responses') && strictRequested(tool.name),
@@ -149,6 +178,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
         dialect,
       );
       if (violations.length > 0) {
+        violationsOf.set(tool.name, violations);
         for (const violation of violations) {
           reporter.add(
             violation.pointer,
@@ -242,7 +272,26 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
       Object.defineProperty(decoding, entry.wireName, { value: entry.decoding, enumerable: true });
     if (entry.strict === true) strictTools.push(entry.wireName);
   }
-  return { dialect, tools, nameMap, report, decoding, strictTools, hostedTools: declaredHosted };
+  const sent = new Set(kept.map((entry) => entry.name));
+  const verdicts: Record<string, ToolVerdict> = {};
+  for (const tool of modelTools) {
+    const entries = report.filter((entry) => entry.tool === tool.name);
+    const status = sent.has(tool.name)
+      ? 'sent'
+      : entries.some((entry) => entry.action === 'quarantined')
+        ? 'quarantined'
+        : 'dropped';
+    Object.defineProperty(verdicts, tool.name, {
+      value: {
+        status,
+        wireName: own(nameMap.toWire, tool.name)!,
+        violations: violationsOf.get(tool.name) ?? [],
+        report: entries,
+      } satisfies ToolVerdict,
+      enumerable: true,
+    });
+  }
+  return { dialect, tools, nameMap, report, decoding, strictTools, hostedTools: declaredHosted, verdicts };
 }
 
 function isFunctionDeclaration(declaration: JsonObject, dialect: DialectName): boolean {
@@ -288,6 +337,22 @@ function envelope(dialect: DialectName, entry: CompiledFunction, options: Compil
   }
 }
 
+function dropOpenAIRootKeywords(schema: JsonObject, reporter: Reporter): JsonObject {
+  const present = OPENAI_ROOT_REJECTED.filter((keyword) => own(schema, keyword) !== undefined);
+  if (present.length === 0) return schema;
+  const out: JsonObject = { ...schema };
+  for (const keyword of moveToDescription(out, schema, present)) {
+    delete out[keyword];
+    reporter.add(
+      '',
+      'moved-to-description',
+      keyword,
+      `OpenAI rejects a root \`${keyword}\` in \`parameters\`; it is stated in the description and the host still enforces it`,
+    );
+  }
+  return out;
+}
+
 interface SchemaCompileOptions {
   readonly strict: boolean;
   readonly geminiSchema: 'json-schema' | 'openapi';
@@ -320,9 +385,12 @@ function compileSchema(
   switch (dialect) {
     case 'openai-chat':
     case 'openai-responses': {
-      const fixed = applySchemaFixes(
-        root.schema,
-        { draft2020: false, arrayItems: true, typeArraysToAnyOf: false, refSiblingsToAllOf: false },
+      const fixed = dropOpenAIRootKeywords(
+        applySchemaFixes(
+          root.schema,
+          { draft2020: false, arrayItems: true, typeArraysToAnyOf: false, refSiblingsToAllOf: false },
+          reporter,
+        ),
         reporter,
       );
       if (!options.strict) return { schema: fixed, strict: undefined, decoding: decodingOf(undefined) };
@@ -364,7 +432,10 @@ function compileSchema(
         );
         const result = compileGeminiOpenApi(fixed, reporter);
         return {
-          schema: result.schema === undefined ? undefined : (stripAnnotations(result.schema) as JsonObject),
+          schema:
+            result.schema === undefined
+              ? undefined
+              : (toGeminiWireTypes(stripAnnotations(result.schema)) as JsonObject),
           strict: undefined,
           decoding: decodingOf(result.schema),
         };

@@ -285,9 +285,19 @@ function usageOf(raw: JsonObject): Usage {
   });
 }
 
+/** A call whose arguments arrive in pieces (`partialArgs`, Vertex `streamFunctionCallArguments`). */
+interface PendingCall {
+  readonly index: number;
+  readonly call: Omit<ToolCallPart, 'arguments'>;
+  readonly args: JsonObject;
+  /** The path whose string value continues in the next piece. */
+  continuing: string | undefined;
+}
+
 class PartReader {
   readonly builder = new MessageBuilder();
   #calls = 0;
+  #pending: PendingCall | undefined;
   constructor(
     readonly options: ParseOptions | undefined,
     readonly generateId: () => string,
@@ -298,32 +308,24 @@ class PartReader {
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     if (isObject(part.functionCall)) {
       const fc = part.functionCall;
-      if (fc.partialArgs !== undefined || fc.willContinue !== undefined) {
-        return providerError(
-          DIALECT,
-          'streamed function-call arguments (partialArgs) are not supported; do not enable streamFunctionCallArguments',
-        );
-      }
-      const synthetic = typeof fc.id !== 'string' || fc.id === '';
-      const providerData: JsonObject = {};
-      if (signature !== undefined) providerData.thoughtSignature = signature;
-      if (synthetic) providerData.syntheticId = true;
-      const call: ToolCallPart = {
-        type: 'tool-call',
-        id: synthetic ? this.generateId() : fromWireId(this.options, fc.id as string),
-        name: neutralName(this.options, String(fc.name ?? '')),
-        arguments: JSON.stringify(isObject(fc.args) ? fc.args : {}),
-        ...(Object.keys(providerData).length > 0 ? { providerData: { gemini: providerData } } : {}),
-      };
+      const streamed = fc.partialArgs !== undefined || fc.willContinue === true;
+      const empty = fc.name === undefined && fc.args === undefined;
+      if (streamed || (this.#pending && empty)) return this.#partial(fc, signature, events);
+      if (empty) return undefined; // a closing `{}` with no call open says nothing
+      this.flush(events);
+      const call = this.#start(fc, signature);
+      const arguments_ = JSON.stringify(isObject(fc.args) ? fc.args : {});
       const index = this.#calls++;
-      this.builder.toolCall(call);
+      const complete: ToolCallPart = { ...call, arguments: arguments_ };
+      this.builder.toolCall(complete);
       events?.push(
         { type: 'tool-call-start', index, id: call.id, name: call.name },
-        { type: 'tool-call-delta', index, id: call.id, argumentsDelta: call.arguments },
-        { type: 'tool-call', index, call },
+        { type: 'tool-call-delta', index, id: call.id, argumentsDelta: arguments_ },
+        { type: 'tool-call', index, call: complete },
       );
       return undefined;
     }
+    this.flush(events);
     if (typeof part.text === 'string') {
       if (part.thought === true) {
         this.builder.reasoning(part.text, DIALECT, signature !== undefined ? part : undefined);
@@ -341,6 +343,152 @@ class PartReader {
     this.builder.provider(DIALECT, part);
     return undefined;
   }
+
+  /** Commits a call whose arguments were streamed in pieces, if one is open. */
+  flush(events: StreamEvent[] | undefined): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = undefined;
+    const arguments_ = JSON.stringify(pending.args);
+    const call: ToolCallPart = { ...pending.call, arguments: arguments_ } as ToolCallPart;
+    this.builder.toolCall(call);
+    events?.push(
+      { type: 'tool-call-delta', index: pending.index, id: call.id, argumentsDelta: arguments_ },
+      { type: 'tool-call', index: pending.index, call },
+    );
+  }
+
+  #start(fc: JsonObject, signature: string | undefined): Omit<ToolCallPart, 'arguments'> {
+    const synthetic = typeof fc.id !== 'string' || fc.id === '';
+    const providerData: JsonObject = {};
+    if (signature !== undefined) providerData.thoughtSignature = signature;
+    if (synthetic) providerData.syntheticId = true;
+    return {
+      type: 'tool-call',
+      id: synthetic ? this.generateId() : fromWireId(this.options, fc.id as string),
+      name: neutralName(this.options, String(fc.name ?? '')),
+      ...(Object.keys(providerData).length > 0 ? { providerData: { gemini: providerData } } : {}),
+    };
+  }
+
+  /**
+   * One piece of a streamed call: a `functionCall` with a `name` (and `willContinue`) opens it,
+   * `partialArgs` entries set values by JSON path (a string value continues across pieces while
+   * its entry says `willContinue`), and a piece without `willContinue` (or an empty
+   * `functionCall`) closes it.
+   */
+  #partial(
+    fc: JsonObject,
+    signature: string | undefined,
+    events: StreamEvent[] | undefined,
+  ): DialectError | undefined {
+    if (typeof fc.name === 'string' && fc.name !== '') {
+      this.flush(events);
+      const call = this.#start(fc, signature);
+      const index = this.#calls++;
+      this.#pending = { index, call, args: isObject(fc.args) ? { ...fc.args } : {}, continuing: undefined };
+      events?.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
+    }
+    const pending = this.#pending;
+    if (!pending) {
+      return providerError(
+        DIALECT,
+        'streamed function-call arguments arrived before the call they belong to',
+      );
+    }
+    for (const entry of Array.isArray(fc.partialArgs) ? fc.partialArgs : []) {
+      if (!isObject(entry) || typeof entry.jsonPath !== 'string') {
+        return providerError(DIALECT, 'a streamed function-call argument has no jsonPath');
+      }
+      const path = parseJsonPath(entry.jsonPath);
+      if (!path)
+        return providerError(DIALECT, 'a streamed function-call argument has an unsupported jsonPath');
+      const value = partialValue(entry);
+      if (value === undefined) continue;
+      if (typeof value === 'string' && pending.continuing === entry.jsonPath) {
+        const current = getPath(pending.args, path);
+        setPath(pending.args, path, (typeof current === 'string' ? current : '') + value);
+      } else if (!setPath(pending.args, path, value)) {
+        return providerError(DIALECT, 'a streamed function-call argument path conflicts with an earlier one');
+      }
+      pending.continuing =
+        typeof value === 'string' && entry.willContinue === true ? entry.jsonPath : undefined;
+    }
+    if (fc.willContinue !== true) this.flush(events);
+    return undefined;
+  }
+}
+
+function partialValue(entry: JsonObject): JsonValue | undefined {
+  if (typeof entry.stringValue === 'string') return entry.stringValue;
+  if (typeof entry.numberValue === 'number') return entry.numberValue;
+  if (typeof entry.boolValue === 'boolean') return entry.boolValue;
+  if (entry.nullValue !== undefined) return null;
+  if (isObject(entry.structValue)) return entry.structValue;
+  if (Array.isArray(entry.listValue)) return entry.listValue;
+  return undefined;
+}
+
+/** `$.a.b[0]['c']` → `['a', 'b', 0, 'c']`; `undefined` for anything else. */
+function parseJsonPath(path: string): (string | number)[] | undefined {
+  if (!path.startsWith('$')) return undefined;
+  const out: (string | number)[] = [];
+  const pattern = /\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]/y;
+  let offset = 1;
+  while (offset < path.length) {
+    pattern.lastIndex = offset;
+    const match = pattern.exec(path);
+    if (!match) return undefined;
+    if (match[1] !== undefined) out.push(match[1]);
+    else if (match[2] !== undefined) out.push(Number(match[2]));
+    else out.push((match[3] ?? match[4] ?? '').replace(/\\(.)/g, '$1'));
+    offset = pattern.lastIndex;
+  }
+  return out.length > 0 && out.length <= 64 ? out : undefined;
+}
+
+function getPath(root: JsonValue, path: readonly (string | number)[]): JsonValue | undefined {
+  let node: JsonValue | undefined = root;
+  for (const key of path) {
+    if (typeof key === 'number') node = Array.isArray(node) ? node[key] : undefined;
+    else node = isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+  }
+  return node;
+}
+
+/** Sets a value at a path, creating objects and arrays on the way; false when a step is not a container. */
+function setPath(root: JsonObject, path: readonly (string | number)[], value: JsonValue): boolean {
+  let node: JsonValue = root;
+  for (const [position, key] of path.entries()) {
+    const last = position === path.length - 1;
+    const next = path[position + 1];
+    const child: JsonValue = typeof next === 'number' ? [] : {};
+    if (typeof key === 'number') {
+      if (!Array.isArray(node) || key > node.length + 1024) return false;
+      while (node.length < key) node.push(null);
+      if (last) node[key] = value;
+      else {
+        if (node[key] === undefined || node[key] === null) node[key] = child;
+        node = node[key]!;
+      }
+    } else {
+      if (!isObject(node)) return false;
+      if (last)
+        Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+      else {
+        if (!Object.hasOwn(node, key) || node[key] === null)
+          Object.defineProperty(node, key, {
+            value: child,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        node = node[key]!;
+      }
+    }
+    if (!last && typeof node !== 'object') return false;
+  }
+  return true;
 }
 
 /**
@@ -368,6 +516,7 @@ export function parseGeminiResponse(
     const error = reader.read(part, undefined);
     if (error) return { ok: false, error };
   }
+  reader.flush(undefined);
   const rawStop =
     candidate && typeof candidate.finishReason === 'string' ? candidate.finishReason : undefined;
   const rawUsage = isObject(body.usageMetadata) ? body.usageMetadata : undefined;
@@ -451,6 +600,7 @@ class GeminiStreamParser extends StreamParserBase {
       );
       return;
     }
+    this.#reader.flush(events);
     const builder = this.#reader.builder;
     this.finish(events, {
       type: 'finish',
@@ -505,6 +655,7 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
     if (content.role === 'model') {
       const reader = new PartReader(options, () => `gemini_call_${counter++}`);
       for (const part of parts) reader.read(part, undefined);
+      reader.flush(undefined);
       for (const part of reader.builder.parts)
         if (part.type === 'tool-call') pending.push({ id: part.id, name: part.name });
       messages.push({ role: 'assistant', content: reader.builder.parts });

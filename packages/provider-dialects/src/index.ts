@@ -14,6 +14,7 @@ export {
   type CompileToolsOptions,
   compileTools,
   type HostedTool,
+  type ToolVerdict,
 } from './compile-tools.js';
 export {
   type ArgumentChange,

@@ -49,6 +49,8 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
   const ids = new IdMapper(DIALECT);
   const reporter = new RequestReporter();
   const input: JsonObject[] = [];
+  // Neutral call id → the client-executed item type it answers (custom_tool_call, shell_call, ...).
+  const clientCalls = new Map<string, JsonObject>();
   options.messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
@@ -60,9 +62,9 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
       case 'assistant': {
         let text: string | undefined;
         const flush = () => {
-          if (text !== undefined && text !== '') {
-            input.push({ role: 'assistant', content: [{ type: 'output_text', text }] });
-          }
+          // An input message with string content (EasyInputMessage): `output_text` parts are only
+          // valid inside an output message, which needs the id and status of a stored item.
+          if (text !== undefined && text !== '') input.push({ role: 'assistant', content: text });
           text = undefined;
         };
         for (const part of message.content) {
@@ -71,7 +73,11 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
             continue;
           }
           flush();
-          if (part.type === 'tool-call') {
+          const clientItem = part.type === 'tool-call' ? clientCallItem(part) : undefined;
+          if (part.type === 'tool-call' && clientItem) {
+            clientCalls.set(part.id, clientItem);
+            input.push(clientItem);
+          } else if (part.type === 'tool-call') {
             input.push({
               type: 'function_call',
               call_id: ids.toWire(part.id),
@@ -96,7 +102,12 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
         flush();
         return;
       }
-      case 'tool':
+      case 'tool': {
+        const clientItem = clientCalls.get(message.toolCallId);
+        if (clientItem) {
+          input.push(clientOutputItem(message, clientItem, index, reporter));
+          return;
+        }
         input.push(toolOutputItem(message, ids));
         if (message.isError) {
           reporter.add(
@@ -106,6 +117,7 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
           );
         }
         return;
+      }
     }
   });
 
@@ -128,22 +140,116 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
   return { path: '/responses', body, toolCallIds: ids.record(), report: reporter.entries };
 }
 
+/** An `input_image` part; the definition requires `detail`, and `auto` lets the model choose. */
+function inputImage(part: ImagePart): JsonObject {
+  return { type: 'input_image', detail: 'auto', image_url: dataUrl(part.mimeType, part.data) };
+}
+
 function userContent(content: string | readonly UserContentPart[]): JsonValue {
   if (typeof content === 'string') return content;
   return content.map((part) =>
-    part.type === 'text'
-      ? { type: 'input_text', text: part.text }
-      : { type: 'input_image', image_url: dataUrl(part.mimeType, part.data) },
+    part.type === 'text' ? { type: 'input_text', text: part.text } : inputImage(part),
   );
+}
+
+/**
+ * The item types of tools the Responses API asks the client to execute (besides
+ * `function_call`), with the neutral name their calls get and the field that holds the input.
+ */
+const CLIENT_CALLS: Readonly<Record<string, { readonly name?: string; readonly input: string }>> = {
+  custom_tool_call: { input: 'input' },
+  local_shell_call: { name: 'local_shell', input: 'action' },
+  shell_call: { name: 'shell', input: 'action' },
+  apply_patch_call: { name: 'apply_patch', input: 'operation' },
+  tool_search_call: { name: 'tool_search', input: 'arguments' },
+};
+
+/** Whether an output item is a call the client must execute (a client `tool_search_call` only). */
+function isClientCall(item: JsonObject): boolean {
+  if (typeof item.type !== 'string' || !Object.hasOwn(CLIENT_CALLS, item.type)) return false;
+  return item.type !== 'tool_search_call' || item.execution === 'client';
+}
+
+/** The item a client-executed call was parsed from, kept in its `providerData` for replay. */
+function clientCallItem(part: ToolCallPart): JsonObject | undefined {
+  const item = part.providerData?.[DIALECT]?.item;
+  return isObject(item) && isClientCall(item) ? item : undefined;
+}
+
+/** The output item that answers a client-executed call, in the form its type requires. */
+function clientOutputItem(
+  message: ToolMessage,
+  call: JsonObject,
+  index: number,
+  reporter: RequestReporter,
+): JsonObject {
+  const text = message.content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
+  const callId = String(call.call_id ?? call.id ?? '');
+  switch (call.type) {
+    case 'local_shell_call':
+      return { type: 'local_shell_call_output', id: callId, output: text };
+    case 'shell_call':
+      return {
+        type: 'shell_call_output',
+        call_id: callId,
+        output: [
+          {
+            stdout: message.isError ? '' : text,
+            stderr: message.isError ? text : '',
+            outcome: { type: 'exit', exit_code: message.isError ? 1 : 0 },
+          },
+        ],
+      };
+    case 'apply_patch_call':
+      return {
+        type: 'apply_patch_call_output',
+        call_id: callId,
+        status: message.isError ? 'failed' : 'completed',
+        output: text,
+      };
+    case 'tool_search_call': {
+      let tools: JsonValue = [];
+      try {
+        const parsed = JSON.parse(text) as JsonValue;
+        if (Array.isArray(parsed)) tools = parsed;
+        else
+          reporter.add(
+            index,
+            'dropped',
+            'a client tool_search result that is not a JSON array of tools was sent as no tools',
+          );
+      } catch {
+        reporter.add(
+          index,
+          'dropped',
+          'a client tool_search result that is not a JSON array of tools was sent as no tools',
+        );
+      }
+      return { type: 'tool_search_output', call_id: callId, execution: 'client', tools };
+    }
+    default: {
+      const hasImages = message.content.some((part) => part.type === 'image');
+      return {
+        type: 'custom_tool_call_output',
+        call_id: callId,
+        output: hasImages
+          ? message.content.map((part) =>
+              part.type === 'text' ? { type: 'input_text', text: part.text } : inputImage(part),
+            )
+          : text,
+      };
+    }
+  }
 }
 
 function toolOutputItem(message: ToolMessage, ids: IdMapper): JsonObject {
   const hasImages = message.content.some((part) => part.type === 'image');
   const output: JsonValue = hasImages
     ? message.content.map((part) =>
-        part.type === 'text'
-          ? { type: 'input_text', text: part.text }
-          : { type: 'input_image', image_url: dataUrl(part.mimeType, part.data) },
+        part.type === 'text' ? { type: 'input_text', text: part.text } : inputImage(part),
       )
     : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   return { type: 'function_call_output', call_id: ids.toWire(message.toolCallId), output };
@@ -225,9 +331,28 @@ function addItem(builder: MessageBuilder, item: JsonObject, options: ParseOption
       builder.parts.push(reasoningOf(item));
       return false;
     default:
-      builder.provider(DIALECT, item);
+      if (isClientCall(item)) builder.toolCall(clientCallOf(item, options));
+      else builder.provider(DIALECT, item);
       return false;
   }
+}
+
+/**
+ * A call of a client-executed tool (`custom_tool_call`, `local_shell_call`, `shell_call`,
+ * `apply_patch_call`, a client `tool_search_call`) as a tool call: the host runs it. The name is
+ * the custom tool's name or the tool type; the arguments are the custom input text or the JSON of
+ * the action; the item is kept for replay.
+ */
+function clientCallOf(item: JsonObject, options: ParseOptions | undefined): ToolCallPart {
+  const kind = CLIENT_CALLS[String(item.type)]!;
+  const input = item[kind.input];
+  return {
+    type: 'tool-call',
+    id: fromWireId(options, String(item.call_id ?? item.id ?? '')),
+    name: kind.name ?? neutralName(options, String(item.name ?? '')),
+    arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}),
+    providerData: { [DIALECT]: { item } },
+  };
 }
 
 /**
@@ -268,17 +393,24 @@ export function parseOpenAIResponsesResponse(
 
 interface CallState {
   readonly index: number;
-  readonly itemId: string;
+  readonly outputIndex: number | undefined;
+  readonly itemIds: Set<string>;
   readonly callId: string;
   readonly name: string;
   arguments: string;
   committed: boolean;
 }
 
+/**
+ * Items are matched by `output_index` first and by item id second: some gateways (recorded from a
+ * real one) give every event of an item a new `item_id`, so an id alone would split one item
+ * into several.
+ */
 class ResponsesStreamParser extends StreamParserBase {
   readonly #options: ParseOptions | undefined;
   readonly #builder = new MessageBuilder();
-  readonly #calls = new Map<string, CallState>();
+  readonly #calls: CallState[] = [];
+  readonly #textOutputs = new Set<number>();
   readonly #textItems = new Set<string>();
   #callCount = 0;
   #refusal = false;
@@ -295,6 +427,7 @@ class ResponsesStreamParser extends StreamParserBase {
       return;
     }
     const type = typeof data.type === 'string' ? data.type : event.event;
+    const outputIndex = numberOr(data.output_index);
     switch (type) {
       case 'response.created': {
         const response = isObject(data.response) ? data.response : {};
@@ -310,13 +443,14 @@ class ResponsesStreamParser extends StreamParserBase {
         if (item.type !== 'function_call') return;
         const state: CallState = {
           index: this.#callCount++,
-          itemId: String(item.id ?? `output-${numberOr(data.output_index) ?? this.#callCount}`),
+          outputIndex,
+          itemIds: new Set(typeof item.id === 'string' ? [item.id] : []),
           callId: String(item.call_id ?? item.id ?? ''),
           name: String(item.name ?? ''),
           arguments: typeof item.arguments === 'string' ? item.arguments : '',
           committed: false,
         };
-        this.#calls.set(state.itemId, state);
+        this.#calls.push(state);
         events.push({
           type: 'tool-call-start',
           index: state.index,
@@ -328,6 +462,7 @@ class ResponsesStreamParser extends StreamParserBase {
       case 'response.output_text.delta':
       case 'response.refusal.delta': {
         if (typeof data.delta !== 'string' || data.delta === '') return;
+        if (outputIndex !== undefined) this.#textOutputs.add(outputIndex);
         if (typeof data.item_id === 'string') this.#textItems.add(data.item_id);
         if (type === 'response.refusal.delta') this.#refusal = true;
         this.#builder.text(data.delta);
@@ -342,8 +477,8 @@ class ResponsesStreamParser extends StreamParserBase {
         return;
       }
       case 'response.function_call_arguments.delta': {
-        const state = this.#call(data);
-        if (!state || typeof data.delta !== 'string') return;
+        const state = this.#call(outputIndex, data.item_id);
+        if (!state || state.committed || typeof data.delta !== 'string') return;
         state.arguments += data.delta;
         events.push({
           type: 'tool-call-delta',
@@ -354,17 +489,19 @@ class ResponsesStreamParser extends StreamParserBase {
         return;
       }
       case 'response.function_call_arguments.done': {
-        const state = this.#call(data);
-        if (state && typeof data.arguments === 'string') state.arguments = data.arguments;
+        const state = this.#call(outputIndex, data.item_id);
+        if (state && !state.committed && typeof data.arguments === 'string') state.arguments = data.arguments;
         return;
       }
       case 'response.output_item.done': {
         const item = isObject(data.item) ? data.item : {};
         if (item.type === 'function_call') {
-          const state = this.#calls.get(String(item.id ?? ''));
-          if (state && typeof item.arguments === 'string') state.arguments = item.arguments;
-          if (state) this.#commit(state, events);
-          else {
+          const state = this.#call(outputIndex, item.id);
+          if (state) {
+            // The complete item wins over the assembled deltas, but never with less.
+            if (typeof item.arguments === 'string' && item.arguments !== '') state.arguments = item.arguments;
+            this.#commit(state, events);
+          } else {
             const call = callOf(item, this.#options);
             this.#builder.toolCall(call);
             events.push({ type: 'tool-call', index: this.#callCount++, call });
@@ -372,9 +509,19 @@ class ResponsesStreamParser extends StreamParserBase {
         } else if (item.type === 'reasoning') {
           this.#builder.replaceLastReasoning(reasoningOf(item));
         } else if (item.type === 'message') {
-          if (!this.#textItems.has(String(item.id ?? ''))) {
-            if (addItem(this.#builder, item, this.#options)) this.#refusal = true;
-          }
+          const streamed =
+            (outputIndex !== undefined && this.#textOutputs.has(outputIndex)) ||
+            this.#textItems.has(String(item.id ?? ''));
+          if (!streamed && addItem(this.#builder, item, this.#options)) this.#refusal = true;
+        } else if (isClientCall(item)) {
+          const call = clientCallOf(item, this.#options);
+          const index = this.#callCount++;
+          this.#builder.toolCall(call);
+          events.push(
+            { type: 'tool-call-start', index, id: call.id, name: call.name },
+            { type: 'tool-call-delta', index, id: call.id, argumentsDelta: call.arguments },
+            { type: 'tool-call', index, call },
+          );
         } else {
           this.#builder.provider(DIALECT, item);
         }
@@ -383,7 +530,7 @@ class ResponsesStreamParser extends StreamParserBase {
       case 'response.completed':
       case 'response.incomplete': {
         const response = isObject(data.response) ? data.response : {};
-        for (const state of this.#calls.values()) this.#commit(state, events);
+        for (const state of this.#calls) this.#commit(state, events);
         const stop = stopReasonOf(response, this.#builder.hasToolCalls(), this.#refusal);
         const rawUsage = isObject(response.usage) ? response.usage : undefined;
         if (rawUsage) events.push({ type: 'usage', usage: usageOf(rawUsage) });
@@ -414,13 +561,13 @@ class ResponsesStreamParser extends StreamParserBase {
     }
   }
 
-  #call(data: JsonObject): CallState | undefined {
-    if (typeof data.item_id === 'string') {
-      const state = this.#calls.get(data.item_id);
+  #call(outputIndex: number | undefined, itemId: JsonValue | undefined): CallState | undefined {
+    if (outputIndex !== undefined) {
+      const state = this.#calls.find((call) => call.outputIndex === outputIndex);
       if (state) return state;
     }
-    const outputIndex = numberOr(data.output_index);
-    return outputIndex === undefined ? undefined : this.#calls.get(`output-${outputIndex}`);
+    if (typeof itemId === 'string') return this.#calls.find((call) => call.itemIds.has(itemId));
+    return undefined;
   }
 
   #commit(state: CallState, events: StreamEvent[]): void {
@@ -489,7 +636,8 @@ export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOption
       assistant ??= [];
       const builder = new MessageBuilder();
       builder.parts.push(...assistant);
-      addItem(builder, item.role === 'assistant' ? { ...item, type: 'message' } : item, options);
+      if (item.role === 'assistant' && typeof item.content === 'string') builder.text(item.content);
+      else addItem(builder, item.role === 'assistant' ? { ...item, type: 'message' } : item, options);
       assistant = builder.parts;
       const last = assistant.at(-1);
       if (last?.type === 'tool-call') names.set(last.id, last.name);
@@ -504,27 +652,60 @@ export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOption
         content:
           typeof item.content === 'string' ? item.content : (partsOf(item.content) as UserContentPart[]),
       });
-    } else if (item.type === 'function_call_output') {
-      const id = fromWireId(options, String(item.call_id ?? ''));
+    } else if (typeof item.type === 'string' && OUTPUT_TYPES.has(item.type)) {
+      const id = fromWireId(options, String(item.call_id ?? item.id ?? ''));
+      const output = item.type === 'shell_call_output' ? shellOutputText(item.output) : item.output;
       const content: ToolResultContentPart[] =
-        typeof item.output === 'string'
-          ? item.output === ''
-            ? []
-            : [{ type: 'text', text: item.output }]
-          : partsOf(item.output);
-      messages.push({ role: 'tool', toolCallId: id, toolName: names.get(id) ?? '', isError: false, content });
+        item.type === 'tool_search_output'
+          ? [{ type: 'text', text: JSON.stringify(item.tools ?? []) }]
+          : typeof output === 'string'
+            ? output === ''
+              ? []
+              : [{ type: 'text', text: output }]
+            : partsOf(output);
+      const isError =
+        (item.type === 'apply_patch_call_output' && item.status === 'failed') ||
+        (item.type === 'shell_call_output' && shellFailed(item.output));
+      messages.push({ role: 'tool', toolCallId: id, toolName: names.get(id) ?? '', isError, content });
     }
   }
   closeAssistant();
   return { messages };
 }
 
+/** Input items that carry a tool result (the outputs of function and client-executed calls). */
+const OUTPUT_TYPES: ReadonlySet<string> = new Set([
+  'function_call_output',
+  'custom_tool_call_output',
+  'local_shell_call_output',
+  'shell_call_output',
+  'apply_patch_call_output',
+  'tool_search_output',
+]);
+
 function isHostedItem(item: JsonObject): boolean {
   return (
     typeof item.type === 'string' &&
     item.type !== 'message' &&
-    item.type !== 'function_call_output' &&
+    !(OUTPUT_TYPES.has(item.type) && (item.type !== 'tool_search_output' || item.execution === 'client')) &&
     item.role === undefined
+  );
+}
+
+function shellOutputText(output: JsonValue | undefined): string {
+  if (!Array.isArray(output)) return '';
+  return output
+    .filter(isObject)
+    .map((entry) =>
+      [entry.stdout, entry.stderr].filter((text) => typeof text === 'string' && text !== '').join('\n'),
+    )
+    .join('\n');
+}
+
+function shellFailed(output: JsonValue | undefined): boolean {
+  return (
+    Array.isArray(output) &&
+    output.some((entry) => isObject(entry) && isObject(entry.outcome) && entry.outcome.exit_code !== 0)
   );
 }
 

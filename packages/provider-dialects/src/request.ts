@@ -33,7 +33,7 @@ export interface BuildRequestOptions {
 
 /** One lossy step of turning messages into a request body. */
 export interface RequestReportEntry {
-  /** Index into `messages`. */
+  /** Index into `messages`; `-1` for the request as a whole (an option the provider cannot take). */
   readonly message: number;
   readonly action: 'dropped' | 'moved' | 'rewritten' | 'added';
   readonly reason: string;

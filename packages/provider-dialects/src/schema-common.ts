@@ -204,3 +204,12 @@ export function isValidPattern(pattern: unknown): boolean {
     return false;
   }
 }
+
+/**
+ * The root keywords OpenAI rejects in `parameters` whatever the mode ("schema must be a JSON
+ * Schema of 'type: \"object\"', got ... "): a root `oneOf` / `anyOf` / `allOf` / `enum` / `not`
+ * / `const` fails every request that carries the tool. Root combinators are already merged or
+ * wrapped by `normalizeRoot`; the others are stated in the description (the host still enforces
+ * them against the original schema).
+ */
+export const OPENAI_ROOT_REJECTED = ['oneOf', 'anyOf', 'allOf', 'enum', 'not', 'const'] as const;

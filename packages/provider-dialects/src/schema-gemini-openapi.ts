@@ -228,16 +228,13 @@ class OpenApiCompiler {
         'a `type` array became an `anyOf` of single types (Gemini rejects type arrays)',
       );
       const { type: _type, description, title, ...rest } = node;
-      const out: JsonObject = {
-        anyOf: types.map(
-          (type, index) =>
-            this.node({ ...rest, type }, pointerJoin(pointer, 'type', index), stack) ?? { type },
-        ),
-      };
+      const out: JsonObject = {};
       if (typeof description === 'string') out.description = description;
       if (typeof title === 'string') out.title = title;
-      if (nullable) out.nullable = true;
-      return out;
+      const branches = types.map(
+        (type, index) => this.node({ ...rest, type }, pointerJoin(pointer, 'type', index), stack) ?? { type },
+      );
+      return this.typedUnion(out, branches, nullable, pointer, 'type');
     }
 
     let enumValues: JsonValue[] | undefined = Array.isArray(node.enum) ? node.enum : undefined;
@@ -436,7 +433,14 @@ class OpenApiCompiler {
           ),
         ),
       ];
-      if (required.length !== node.required.length) {
+      if (node.required.length === 0) {
+        this.reporter.add(
+          pointer,
+          'dropped',
+          'required',
+          'an empty `required` list says nothing and is not sent',
+        );
+      } else if (required.length !== node.required.length) {
         this.reporter.add(
           pointer,
           'dropped',
@@ -574,9 +578,43 @@ class OpenApiCompiler {
         ? { ...out, type: 'null' }
         : this.jsonValue(outer, pointer, 'no branch of the union can be declared');
     }
-    out.anyOf = compiled;
-    if (nullable) out.nullable = true;
-    return out;
+    return this.typedUnion(out, compiled, nullable, pointer, keyword);
+  }
+
+  /**
+   * A union as the protos allow it: `Schema.type` is required, so `anyOf` goes out with the type
+   * its branches share. Branches of different types have no such type; the union is then sent as
+   * a JSON-encoded string and decoded back.
+   */
+  typedUnion(
+    out: JsonObject,
+    branches: readonly JsonObject[],
+    nullable: boolean,
+    pointer: string,
+    keyword: string,
+  ): JsonObject {
+    const types = new Set(branches.map((branch) => branch.type));
+    const [shared] = [...types];
+    if (types.size === 1 && typeof shared === 'string') {
+      this.reporter.add(
+        pointer,
+        'added',
+        'type',
+        `Gemini \`parameters\` need a \`type\` on every schema; the union carries the type its branches share ("${shared}")`,
+      );
+      const result: JsonObject = { ...out, type: shared, anyOf: [...branches] };
+      if (nullable) result.nullable = true;
+      return result;
+    }
+    this.reporter.add(
+      pointer,
+      'rewritten',
+      keyword,
+      'Gemini `parameters` need a `type` on every schema and these branches have different types; the union is sent as a JSON-encoded string and decoded back',
+    );
+    const degraded = this.jsonString(out, '(one of several types, JSON-encoded)');
+    if (nullable) degraded.nullable = true;
+    return degraded;
   }
 
   mergeAllOf(node: JsonObject, pointer: string, stack: readonly string[]): JsonObject {
@@ -636,6 +674,39 @@ class OpenApiCompiler {
     return out;
   }
 }
+
+/**
+ * The wire form of a compiled `parameters` schema: every `type` is the protos' `Type` enum name
+ * (`STRING`, `NUMBER`, `INTEGER`, `BOOLEAN`, `ARRAY`, `OBJECT`, `NULL`). The same type names in
+ * the proto JSON mapping's spelling, so no report entry: nothing is lost.
+ */
+export function toGeminiWireTypes(schema: JsonValue): JsonValue {
+  if (Array.isArray(schema)) return schema.map(toGeminiWireTypes);
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const key of Object.keys(schema)) {
+    const value = schema[key]!;
+    if (key === 'type' && typeof value === 'string') out[key] = value.toUpperCase();
+    else if (key === 'properties' && isObject(value)) {
+      const properties: JsonObject = {};
+      for (const name of Object.keys(value)) defineMember(properties, name, toGeminiWireTypes(value[name]!));
+      out[key] = properties;
+    } else if (key === 'items' || key === 'anyOf') out[key] = toGeminiWireTypes(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** The proto `Type` enum names `parameters` schemas use. */
+export const GEMINI_TYPE_NAMES: ReadonlySet<string> = new Set([
+  'STRING',
+  'NUMBER',
+  'INTEGER',
+  'BOOLEAN',
+  'ARRAY',
+  'OBJECT',
+  'NULL',
+]);
 
 function enumString(value: JsonValue): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

@@ -44,6 +44,7 @@ export function normalizeRoot(input: JsonValue, reporter: Reporter): NormalizedR
     if (input === true)
       reporter.add('', 'rewritten', 'type', 'a `true` root schema became an empty object schema');
     else reporter.add('', 'added', 'type', 'an empty root schema became an object schema with no properties');
+    reporter.add('', 'added', 'properties', 'the object schema declares no properties (`properties: {}`)');
     return { schema: { type: 'object', properties: {} } };
   }
   if (!isObject(input)) {

@@ -6,12 +6,17 @@ import {
   isJsonTypeName,
   isSchema,
   isValidPattern,
+  OPENAI_ROOT_REJECTED,
   resolveLocalRef,
   SCHEMA_ARRAY_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
   SINGLE_SCHEMA_KEYWORDS,
 } from './schema-common.js';
-import { GEMINI_OPENAPI_FORMATS, GEMINI_OPENAPI_KEYWORDS } from './schema-gemini-openapi.js';
+import {
+  GEMINI_OPENAPI_FORMATS,
+  GEMINI_OPENAPI_KEYWORDS,
+  GEMINI_TYPE_NAMES,
+} from './schema-gemini-openapi.js';
 import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS } from './schema-openai-strict.js';
 
 /** One broken provider rule. `tool` is the wire name (or `#<index>` when the name is missing). */
@@ -91,6 +96,11 @@ export function validateForProvider(tools: unknown, dialect: DialectName): Provi
     seen.add(entry.name);
     if (entry.description !== undefined && typeof entry.description !== 'string') {
       add(label, '', 'description', 'the description must be a string');
+    } else if (
+      dialect === 'gemini' &&
+      (typeof entry.description !== 'string' || entry.description.trim() === '')
+    ) {
+      add(label, '', 'description-required', 'Gemini requires a non-empty function `description`');
     }
     checkSchema(entry, dialect, (pointer, rule, message) => add(label, pointer, rule, message));
   }
@@ -221,9 +231,16 @@ function checkSchema(entry: FunctionEntry, dialect: DialectName, add: AddHere): 
   if (entry.schemaKey !== 'parameters' || dialect !== 'gemini') {
     if (schema.type !== 'object') add('', 'root-object', 'the root schema must have `type: "object"`');
   }
-  if (dialect === 'anthropic' || (entry.strict && dialect !== 'gemini')) {
+  if (dialect === 'anthropic') {
     for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
       if (schema[keyword] !== undefined) add('', 'root-combinator', `a top-level \`${keyword}\` is rejected`);
+    }
+  }
+  if (dialect === 'openai-chat' || dialect === 'openai-responses') {
+    // Rejected for every request that carries the tool, strict or not.
+    for (const keyword of OPENAI_ROOT_REJECTED) {
+      if (schema[keyword] !== undefined)
+        add('', 'root-keyword', `OpenAI rejects a root \`${keyword}\` in \`parameters\``);
     }
   }
   switch (dialect) {
@@ -469,19 +486,25 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     if (!GEMINI_OPENAPI_KEYWORDS.has(key))
       add(pointer, 'gemini-keyword', `Gemini \`parameters\` do not support \`${key}\``);
   }
-  const type = node.type;
-  if (type !== undefined && (typeof type !== 'string' || !isJsonTypeName(type))) {
-    add(pointer, 'gemini-type', '`type` must be one type name (no type arrays)');
+  // The protos: `Type type = 1 [REQUIRED]`, an enum sent by its name (STRING, OBJECT, ...).
+  const wireType = node.type;
+  if (typeof wireType !== 'string' || !GEMINI_TYPE_NAMES.has(wireType)) {
+    add(
+      pointer,
+      'gemini-type',
+      wireType === undefined
+        ? 'a Gemini `Schema` needs a `type` (the protos mark it required)'
+        : "`type` must be one of the protos' Type names (STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT, NULL)",
+    );
   }
-  if (type === undefined && node.anyOf === undefined)
-    add(pointer, 'gemini-type', 'a Gemini `Schema` needs a `type` or `anyOf`');
+  const type = typeof wireType === 'string' ? wireType.toLowerCase() : wireType;
   if (node.nullable !== undefined && typeof node.nullable !== 'boolean')
     add(pointer, 'gemini-nullable', '`nullable` must be a boolean');
   if (node.enum !== undefined) {
     if (!Array.isArray(node.enum) || !node.enum.every((value) => typeof value === 'string')) {
       add(pointer, 'gemini-enum', 'enum values must be strings');
     }
-    if (type !== 'string') add(pointer, 'gemini-enum', 'an enum must be of type string');
+    if (type !== 'string') add(pointer, 'gemini-enum', 'an enum must be of type STRING');
   }
   if (node.format !== undefined) {
     const allowed = typeof type === 'string' ? GEMINI_OPENAPI_FORMATS[type] : undefined;
@@ -494,7 +517,11 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     }
   }
   if (type === 'object') {
-    if (!isObject(node.properties) || Object.keys(node.properties).length === 0) {
+    // A union node carries the shared type; its branches hold the properties.
+    if (
+      node.anyOf === undefined &&
+      (!isObject(node.properties) || Object.keys(node.properties).length === 0)
+    ) {
       add(pointer, 'gemini-object-properties', 'an OBJECT needs at least one property');
     }
   } else if (node.properties !== undefined || node.required !== undefined) {
@@ -509,7 +536,8 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
       add(pointer, 'gemini-required', '`required` must name declared properties');
     }
   }
-  if (type === 'array' && node.items === undefined) add(pointer, 'gemini-items', 'an ARRAY needs `items`');
+  if (type === 'array' && node.items === undefined && node.anyOf === undefined)
+    add(pointer, 'gemini-items', 'an ARRAY needs `items`');
   if (isObject(node.properties)) {
     for (const name of Object.keys(node.properties))
       checkGeminiOpenApi(node.properties[name]!, pointerJoin(pointer, 'properties', name), add);

@@ -341,9 +341,9 @@ describe('compileTools (Gemini parameters)', () => {
   it('inlines $ref, degrades a cycle to a JSON-encoded string and drops $defs', () => {
     const schema = schemaOf(compiled, 'memory_create_entities');
     const entity = ((schema.properties as JsonObject).entities as JsonObject).items as JsonObject;
-    assert.equal(entity.type, 'object');
+    assert.equal(entity.type, 'OBJECT');
     const children = (entity.properties as JsonObject).children as JsonObject;
-    assert.equal((children.items as JsonObject).type, 'string');
+    assert.equal((children.items as JsonObject).type, 'STRING');
     assert.match(String((children.items as JsonObject).description), /recursive Entity structure/);
     assert.ok(!JSON.stringify(schema).includes('$ref'));
     assert.ok(!JSON.stringify(schema).includes('definitions'));
@@ -351,15 +351,15 @@ describe('compileTools (Gemini parameters)', () => {
 
   it('turns type arrays into nullable, const into a one-value enum and integer enums into strings', () => {
     const issue = schemaOf(compiled, 'github_create_issue').properties as JsonObject;
-    assert.deepEqual(issue.assignee, { nullable: true, type: 'string' });
+    assert.deepEqual(issue.assignee, { nullable: true, type: 'STRING' });
     assert.deepEqual(issue.priority, {
       description: '1 is the highest priority.',
       enum: ['1', '2', '3'],
       format: 'enum',
-      type: 'string',
+      type: 'STRING',
     });
     const slack = schemaOf(compiled, 'slack_post_message_40a9e173').properties as JsonObject;
-    assert.deepEqual(slack.mode, { enum: ['plain'], type: 'string' });
+    assert.deepEqual(slack.mode, { enum: ['plain'], type: 'STRING' });
   });
 
   it('declares a tool without properties without parameters', () => {
@@ -367,5 +367,36 @@ describe('compileTools (Gemini parameters)', () => {
       (item) => item.name === 'git_status',
     )!;
     assert.deepEqual(declaration, { name: 'git_status', description: 'Show the working tree status.' });
+  });
+});
+
+describe('compileTools (verdicts)', () => {
+  it('gives every function tool a verdict the host can quarantine on, with its report entries', () => {
+    for (const dialect of ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const) {
+      const compiled = compileTools(
+        [
+          {
+            name: 'ok',
+            description: 'Fine.',
+            inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+          },
+          { name: 'never', description: 'Accepts nothing.', inputSchema: false as unknown as JsonObject },
+        ],
+        { dialect },
+      );
+      assert.equal(compiled.verdicts.ok?.status, 'sent');
+      assert.equal(compiled.verdicts.never?.status, 'quarantined');
+      assert.ok(compiled.verdicts.never!.report.some((entry) => entry.action === 'quarantined'));
+      assert.ok(compiled.verdicts.never!.report.every((entry) => entry.tool === 'never'));
+      assert.equal(JSON.stringify(compiled.tools).includes('never'), false);
+    }
+    const many = Array.from({ length: 130 }, (_, index) => ({
+      name: `t${String(index).padStart(3, '0')}`,
+      description: 'T.',
+      inputSchema: { type: 'object', properties: {} },
+    }));
+    const capped = compileTools(many, { dialect: 'openai-chat' });
+    assert.equal(capped.verdicts.t129?.status, 'dropped');
+    assert.equal(Object.values(capped.verdicts).filter((verdict) => verdict.status === 'sent').length, 128);
   });
 });

@@ -190,12 +190,17 @@ describe('buildGeminiRequest', () => {
 });
 
 describe('createGeminiStreamParser', () => {
-  it('rejects streamed partial function-call arguments with a PROVIDER_ERROR event', () => {
+  it('rejects streamed function-call arguments that arrive before any call was opened', () => {
     const parser = createGeminiStreamParser();
     const events = parser.push({
       data: JSON.stringify({
         candidates: [
-          { content: { role: 'model', parts: [{ functionCall: { name: 'x', willContinue: true } }] } },
+          {
+            content: {
+              role: 'model',
+              parts: [{ functionCall: { partialArgs: [{ jsonPath: '$.a', stringValue: 'x' }] } }],
+            },
+          },
         ],
       }),
     });

@@ -67,7 +67,7 @@ describe('buildOpenAIResponsesRequest', () => {
           call_id: 'call_1',
           output: [
             { type: 'input_text', text: 'see' },
-            { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+            { type: 'input_image', detail: 'auto', image_url: 'data:image/png;base64,AAAA' },
           ],
         },
       ],

@@ -69,3 +69,30 @@ export function wireSchema(
   }
   return { found: false, schema: undefined };
 }
+
+/**
+ * A Gemini `parameters` schema with the protos' Type enum names (`OBJECT`, `STRING`, ...) read
+ * back as JSON Schema type names: the same types in another spelling, not a change to report.
+ */
+export function fromGeminiWireTypes(schema: JsonValue | undefined): JsonValue | undefined {
+  if (Array.isArray(schema)) return schema.map((item) => fromGeminiWireTypes(item)!);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, JsonValue> = {};
+  for (const key of Object.keys(schema)) {
+    const value = schema[key]!;
+    if (key === 'type' && typeof value === 'string') out[key] = value.toLowerCase();
+    else if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const properties: Record<string, JsonValue> = {};
+      for (const name of Object.keys(value))
+        Object.defineProperty(properties, name, {
+          value: fromGeminiWireTypes(value[name]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      out[key] = properties;
+    } else if (key === 'items' || key === 'anyOf') out[key] = fromGeminiWireTypes(value)!;
+    else out[key] = value;
+  }
+  return out;
+}

@@ -31,7 +31,10 @@ describe('validateForProvider', () => {
     );
     assert.deepEqual(
       rules(
-        [{ functionDeclarations: [{ name: 'a.b', parametersJsonSchema: schema }] }, { googleSearch: {} }],
+        [
+          { functionDeclarations: [{ name: 'a.b', description: 'A tool.', parametersJsonSchema: schema }] },
+          { googleSearch: {} },
+        ],
         'gemini',
       ),
       [],
@@ -124,13 +127,14 @@ describe('validateForProvider', () => {
           functionDeclarations: [
             {
               name: 'a',
+              description: 'A tool.',
               parameters: {
-                type: 'object',
+                type: 'OBJECT',
                 additionalProperties: false,
                 properties: {
-                  e: { type: 'integer', enum: [1, 2] },
-                  o: { type: 'object', properties: {} },
-                  t: { type: ['string', 'null'] },
+                  e: { type: 'INTEGER', enum: [1, 2] },
+                  o: { type: 'OBJECT', properties: {} },
+                  t: { type: ['STRING', 'NULL'] },
                 },
               },
             },
@@ -152,6 +156,7 @@ describe('validateForProvider', () => {
           functionDeclarations: [
             {
               name: 'a',
+              description: 'A tool.',
               parametersJsonSchema: {
                 $schema: 'http://json-schema.org/draft-07/schema#',
                 type: 'object',
