@@ -123,8 +123,13 @@ export function createMcpServer(host: Host, session: Session, options: McpServer
       const started = Date.now();
       heartbeat = setInterval(() => {
         if (toolReported) return;
-        const seconds = Math.max(lastProgress + 1, Math.round((Date.now() - started) / 1000));
-        sendProgress({ progress: seconds, message: `${request.params.name} running for ${seconds}s` });
+        const seconds = Math.round((Date.now() - started) / 1000);
+        // Heartbeats climb by a millionth, so the tool's own progress (1 of 3 ...) still rises above
+        // them when it starts reporting: MCP drops nothing that increases.
+        sendProgress({
+          progress: Math.round((lastProgress + 1e-6) * 1e6) / 1e6,
+          message: `${request.params.name} running for ${seconds}s`,
+        });
       }, heartbeatMs);
     }
     const dispatchOptions: DispatchOptions = {

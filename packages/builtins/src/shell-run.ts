@@ -21,6 +21,9 @@ import {
 /** The annotations of `bash` and `pwsh`: they can change anything their sandbox allows and reach out. */
 export const SHELL_ANNOTATIONS = Object.freeze({ destructive: true, openWorld: true });
 
+/** How often a running foreground command reports progress. */
+const PROGRESS_INTERVAL_MS = 1_000;
+
 /** How long the host lets a shell call run: the largest foreground timeout plus time for the tree kill. */
 export const SHELL_EXECUTION_TIMEOUT_MS = SHELL_MAX_TIMEOUT_MS + 60_000;
 
@@ -142,7 +145,22 @@ export async function runShellCall(
       },
     );
   }
-  const waited = await jobs.wait(id);
+  // While the command runs, report how long it has been running and how much it wrote, once a
+  // second, so a client that resets its timeout on progress keeps waiting (and a person sees it live).
+  const reportProgress = context.onProgress;
+  const startedAt = Date.now();
+  const ticker = reportProgress
+    ? setInterval(() => {
+        const seconds = Math.round((Date.now() - startedAt) / 1000);
+        const bytes = jobs.get(id)?.outputBytes ?? 0;
+        reportProgress({
+          progress: seconds,
+          message: `running for ${seconds}s; ${bytes} bytes of output so far`,
+        });
+      }, PROGRESS_INTERVAL_MS)
+    : undefined;
+  ticker?.unref();
+  const waited = await jobs.wait(id).finally(() => clearInterval(ticker));
   if (!waited.ok) return errorResult(jobErrorToToolhostError(waited.error));
   const snapshot = waited.value.snapshot;
   const budget = options.outputBytes ?? SHELL_DEFAULT_OUTPUT_BYTES;
