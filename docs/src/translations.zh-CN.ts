@@ -336,4 +336,24 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '每行发送一个 JSON 对象：{"id","name","arguments"} 或 {"batch":[calls...]}',
     },
   },
+  SESSION_NOT_FOUND: {
+    summary: {
+      en: 'No session with that id exists in this project (never created, closed without state, or pruned).',
+      zh: '本项目中不存在该 id 的会话（从未创建、关闭时未保存状态，或已被清理）。',
+    },
+    recovery: {
+      en: 'start a new session, or pass the id of an existing one',
+      zh: '新建一个会话，或传入一个已存在会话的 id',
+    },
+  },
+  SESSION_IN_USE: {
+    summary: {
+      en: 'The session is open in another running host.',
+      zh: '该会话正在另一个运行中的宿主里打开。',
+    },
+    recovery: {
+      en: 'close that host first, or start a new session',
+      zh: '先关闭那个宿主，或新建一个会话',
+    },
+  },
 };
