@@ -47,7 +47,9 @@ export async function dispatchBatch(
     index = end;
   }
   const results = finished.map((entry) => entry.result);
-  const notice = context.stormBreaker.observe(finished.map(stormOutcome));
+  const notice = context.stormBreaker.observe(
+    finished.map((entry, position) => stormOutcome(entry, prepared[position] as PreparedCall)),
+  );
   if (notice) {
     context.audit.emit('loop-guard-noticed', {
       batchId,
@@ -90,10 +92,16 @@ export async function authorizeTarget(
   return permitted.error ? { allowed: false, error: permitted.error } : { allowed: true };
 }
 
-function stormOutcome({ result, error }: FinalizedCall): StormOutcome {
+function stormOutcome({ result, error }: FinalizedCall, call: PreparedCall): StormOutcome {
   return {
     toolName: result.toolName ?? result.name,
     ok: result.status === 'ok',
+    // Only reads and searches repeat to no effect: polling a job or re-running a command may not.
+    ...(call.kind === 'ready' &&
+    result.status === 'ok' &&
+    (call.tool.definition.category === 'read' || call.tool.definition.category === 'search')
+      ? { argumentsKey: stableJson(call.args), output: result.output }
+      : {}),
     ...(error
       ? {
           error: {
@@ -105,4 +113,16 @@ function stormOutcome({ result, error }: FinalizedCall): StormOutcome {
         }
       : {}),
   };
+}
+
+/** JSON with object keys sorted at every level, so argument order does not make two calls differ. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

@@ -5,6 +5,10 @@ export interface StormOutcome {
   /** The resolved tool name (the name as called when it did not resolve). */
   readonly toolName: string;
   readonly ok: boolean;
+  /** The call's arguments with sorted keys (JSON), for the repeated-call guard. */
+  readonly argumentsKey?: string;
+  /** The model-visible output, for the repeated-call guard. */
+  readonly output?: string;
   readonly error?: {
     readonly code: string;
     readonly message: string;
@@ -15,8 +19,11 @@ export interface StormOutcome {
 
 /** Advisory guidance produced when a streak reaches the threshold. */
 export interface StormNotice {
-  /** `failed`: every call failed the same way; `blocked`: every call was refused by policy. */
-  readonly kind: 'failed' | 'blocked';
+  /**
+   * `failed`: every call failed the same way; `blocked`: every call was refused by policy;
+   * `repeated`: the same calls with the same arguments gave the same output again.
+   */
+  readonly kind: 'failed' | 'blocked' | 'repeated';
   /** How many equivalent batches in a row. */
   readonly count: number;
   /** The batch signature: `tool` NUL `category` per call, joined by NUL. */
@@ -29,6 +36,11 @@ export interface StormNotice {
 export interface StormBreakerOptions {
   /** Equivalent all-failed batches in a row before guidance; default 3. */
   readonly threshold?: number;
+  /**
+   * Identical batches in a row (same tools, arguments up to key order, and outputs) before the
+   * repeated-call notice; default 4 (the fourth occurrence speaks).
+   */
+  readonly repeatThreshold?: number;
 }
 
 /** The repeated-failure loop guard. Advisory: it never blocks, rewrites or stops anything. */
@@ -87,18 +99,56 @@ function kindOf(code: string): ErrorKind | undefined {
  */
 export function createStormBreaker(options: StormBreakerOptions = {}): StormBreaker {
   const threshold = options.threshold ?? 3;
+  const repeatThreshold = options.repeatThreshold ?? 4;
   let failedSignature = '';
   let failedCount = 0;
   let blockedCount = 0;
+  let blockedSignatures: string[] = [];
+  let repeatedKey: readonly (string | undefined)[] | undefined;
+  let repeatedCount = 0;
+
+  /** The repeated-call guard: consecutive identical batches, outputs included; other work resets it. */
+  const observeRepeat = (batch: readonly StormOutcome[]): StormNotice | undefined => {
+    const key = batch.flatMap((outcome) => [outcome.toolName, outcome.argumentsKey, outcome.output]);
+    const comparable = batch.every(
+      (outcome) => outcome.argumentsKey !== undefined && outcome.output !== undefined,
+    );
+    if (!comparable) {
+      repeatedKey = undefined;
+      repeatedCount = 0;
+      return undefined;
+    }
+    const same =
+      repeatedKey !== undefined &&
+      repeatedKey.length === key.length &&
+      repeatedKey.every((part, index) => part === key[index]);
+    repeatedCount = same ? repeatedCount + 1 : 1;
+    repeatedKey = key;
+    if (repeatedCount < repeatThreshold) return undefined;
+    const first = batch[0] as StormOutcome;
+    const who =
+      batch.length === 1 ? `"${bounded(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
+    return {
+      kind: 'repeated',
+      count: repeatedCount,
+      signature: batch.map((outcome) => outcome.toolName).join('\u0000'),
+      text: [
+        `[loop guard] ${who} has now been called ${repeatedCount} times in a row with the same arguments and returned the same output each time. Calling it again will not change the result.`,
+        'Use the output you already have, change the arguments, or take the next step (or stop and report what you found).',
+      ].join('\n'),
+    };
+  };
 
   return {
     observe(batch) {
       if (batch.length === 0) return undefined;
+      const repeated = observeRepeat(batch);
       if (batch.some((outcome) => outcome.ok || !outcome.error)) {
         failedSignature = '';
         failedCount = 0;
         blockedCount = 0;
-        return undefined;
+        blockedSignatures = [];
+        return repeated;
       }
       const categories = batch.map((outcome) => stormCategory(outcome.error!));
       const signature = batch
@@ -111,13 +161,19 @@ export function createStormBreaker(options: StormBreakerOptions = {}): StormBrea
       }
       const allBlocked = batch.every((outcome) => kindOf(outcome.error!.code) === 'blocked');
       blockedCount = allBlocked ? blockedCount + 1 : 0;
+      blockedSignatures = allBlocked ? [...blockedSignatures.slice(-(threshold - 1)), signature] : [];
       // A policy refusal repeated is better answered with the blocked advice than the failure advice.
       if (blockedCount >= threshold) {
+        // The blocked streak counts refused turns whatever they were; it says "the same host
+        // response" only when it was.
+        const same = blockedSignatures.every((entry) => entry === signature);
         return {
           kind: 'blocked',
           count: blockedCount,
           signature,
-          text: guidance('blocked', blockedCount, batch, categories),
+          text: same
+            ? guidance('blocked', blockedCount, batch, categories)
+            : blockedGuidance(blockedCount, batch),
         };
       }
       if (failedCount >= threshold) {
@@ -134,6 +190,9 @@ export function createStormBreaker(options: StormBreakerOptions = {}): StormBrea
       failedSignature = '';
       failedCount = 0;
       blockedCount = 0;
+      blockedSignatures = [];
+      repeatedKey = undefined;
+      repeatedCount = 0;
     },
     get streak() {
       return failedCount;
@@ -180,6 +239,17 @@ function guidance(
     );
   }
   return lines.join('\n');
+}
+
+/** The blocked notice of a streak of different refused calls: it names the last one, never "the same response". */
+function blockedGuidance(count: number, batch: readonly StormOutcome[]): string {
+  const first = batch[0]!;
+  const last =
+    batch.length === 1 ? `"${bounded(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
+  return [
+    `[loop guard] The run policy has refused your tool calls ${count} turns in a row (most recently ${last}: ${bounded(`${first.error!.code}: ${firstLine(first.error!.message)}`, 512)}).`,
+    'Trying other tools or wordings for the same action will not get past the policy. Choose an approach that the run allows, or stop and explain to the user what you need.',
+  ].join('\n');
 }
 
 function firstLine(text: string): string {

@@ -469,3 +469,33 @@ describe('Host.dispatchBatch', () => {
     assert.equal((await call()).notice, undefined, 'a success reset the streak');
   });
 });
+
+describe('Host.dispatch (repeated calls)', () => {
+  it('repeated identical read_file calls: the fourth gets a notice, with arguments compared up to key order', async () => {
+    const dir = tempRoot();
+    try {
+      writeFileSync(join(dir.dir, 'a.txt'), 'one\n');
+      const h = await createHost({ root: dir.dir, config: false });
+      try {
+        const results = [];
+        for (let round = 0; round < 4; round++) {
+          results.push(
+            await h.dispatch({
+              name: 'read_file',
+              arguments: round % 2 === 0 ? { path: 'a.txt', offset: 1 } : { offset: 1, path: 'a.txt' },
+            }),
+          );
+        }
+        assert.deepEqual(
+          results.map((result) => result.notice === undefined),
+          [true, true, true, false],
+        );
+        assert.match(results[3]?.notice ?? '', /same arguments and returned the same output/);
+      } finally {
+        await h.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

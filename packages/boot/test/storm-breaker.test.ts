@@ -114,12 +114,51 @@ describe('createStormBreaker', () => {
   it('keeps a separate streak for batches that were all blocked by policy', () => {
     const breaker = createStormBreaker();
     breaker.observe([fail('write_file', 'PERMISSION_DENIED', 'no')]);
-    breaker.observe([fail('edit_file', 'PERMISSION_DENIED', 'no')]);
-    const notice = breaker.observe([fail('bash', 'APPROVAL_REQUIRED', 'no')]);
+    breaker.observe([fail('write_file', 'PERMISSION_DENIED', 'no')]);
+    const notice = breaker.observe([fail('write_file', 'PERMISSION_DENIED', 'no')]);
     assert.ok(notice);
     assert.equal(notice.kind, 'blocked');
-    assert.match(notice.text, /been blocked or failed 3 times/);
+    assert.match(notice.text, /been blocked or failed 3 times in a row with the same host response/);
     assert.match(notice.text, /Choose a different approach/);
+  });
+
+  it('storm breaker blocked streak over different tools and codes says so instead of claiming the same host response', () => {
+    const breaker = createStormBreaker();
+    breaker.observe([fail('write_file', 'PERMISSION_DENIED', 'no')]);
+    breaker.observe([fail('edit_file', 'PERMISSION_DENIED', 'no')]);
+    const notice = breaker.observe([fail('bash', 'APPROVAL_REQUIRED', 'needs approval')]);
+    assert.ok(notice);
+    assert.equal(notice.kind, 'blocked');
+    assert.doesNotMatch(notice.text, /same host response/);
+    assert.match(
+      notice.text,
+      /refused your tool calls 3 turns in a row \(most recently "bash": APPROVAL_REQUIRED/,
+    );
+  });
+
+  it('repeated identical successful calls: the fourth identical call with the same output gets a repeated-call notice', () => {
+    const breaker = createStormBreaker();
+    const same = (output = 'contents'): StormOutcome => ({
+      toolName: 'read_file',
+      ok: true,
+      argumentsKey: '{"path":"a.txt"}',
+      output,
+    });
+    for (let round = 0; round < 3; round++) assert.equal(breaker.observe([same()]), undefined);
+    const notice = breaker.observe([same()]);
+    assert.equal(notice?.kind, 'repeated');
+    assert.match(
+      notice?.text ?? '',
+      /"read_file" has now been called 4 times in a row with the same arguments/,
+    );
+    // Other work in between, or a changed output, restarts the count.
+    const other = createStormBreaker();
+    other.observe([same()]);
+    other.observe([same()]);
+    other.observe([{ toolName: 'ls', ok: true, argumentsKey: '{}', output: 'x' }]);
+    other.observe([same()]);
+    assert.equal(other.observe([same()]), undefined);
+    assert.equal(other.observe([same('changed')]), undefined);
   });
 
   it('keeps speaking while the streak continues and stays silent after reset()', () => {
