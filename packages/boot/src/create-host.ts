@@ -21,6 +21,7 @@ import { type AuditLog, createAuditLog } from './audit-log.js';
 import { createSession, narrowPolicy, type SessionServices } from './create-session.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createHostSurfaces } from './host-surface.js';
+import { DEFAULT_CLIENT_INJECTED_KEYS } from './pipeline-context.js';
 import { type HostOptions, type HostSettings, resolveHostSettings } from './host-settings.js';
 import type { BatchResult, DispatchOptions, DispatchResult, ToolCall } from './host-types.js';
 import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
@@ -252,6 +253,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           ? 'pwsh'
           : undefined;
     let closing: Promise<void> | undefined;
+    const clientInjectedKeys = new Set([
+      ...DEFAULT_CLIENT_INJECTED_KEYS,
+      ...(settings.config.clientInjectedKeys ?? []),
+      ...(options.clientInjectedKeys ?? []),
+    ]);
 
     const start = (input: {
       readonly id: string;
@@ -282,6 +288,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           proxy,
           untrustedServers: settings.untrustedServers,
           shellName,
+          clientInjectedKeys,
           surfaceFor,
           register: (entry) => services.set(entry.id, entry),
           unregister: (id) => {

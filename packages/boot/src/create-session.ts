@@ -63,6 +63,7 @@ export interface SessionHost {
   /** Servers only an unapproved project configuration defines. */
   readonly untrustedServers: ReadonlySet<string>;
   readonly shellName: string | undefined;
+  readonly clientInjectedKeys: ReadonlySet<string>;
   surfaceFor(sandbox: SandboxMode, profile: SurfaceProfile): PolicySurface;
   /** Called with every live session and when it ends, so tools find their session's state. */
   register(session: SessionServices): void;
@@ -223,6 +224,7 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       capabilityCallIsParallel: (args) => proxy.callAnnotations(args).readOnly === true,
       catalogTool: (name) => surface.catalogByName.get(name),
       shellName: host.shellName,
+      clientInjectedKeys: host.clientInjectedKeys,
       counters: { call: 0, batch: 0 },
     };
     const pipeline = context;

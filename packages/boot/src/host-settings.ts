@@ -86,6 +86,11 @@ export interface HostOptions {
    * in use). Default 7 days and 2 GiB.
    */
   readonly sessionRetention?: { readonly maxAgeMs?: number; readonly maxBytes?: number };
+  /**
+   * Top-level argument keys clients add to every call, ignored (and audited) when a tool does not
+   * declare them; added to `wait_for_previous` (Gemini CLI) and the configuration's `clientInjectedKeys`.
+   */
+  readonly clientInjectedKeys?: readonly string[];
   /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
   readonly rgPath?: string | null;
 }

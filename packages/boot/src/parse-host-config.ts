@@ -39,6 +39,12 @@ export interface HostConfig {
   readonly defaults: HostConfigDefaults;
   /** Write the JSONL audit log: `true` for `<state dir>/audit.jsonl`, or a path. */
   readonly audit?: boolean | string;
+  /**
+   * Argument keys that MCP clients are known to add to every call (Gemini CLI's `wait_for_previous`):
+   * dropped before validation when the tool's schema does not declare them, and reported in the
+   * audit log. Added to the default list.
+   */
+  readonly clientInjectedKeys?: readonly string[];
 }
 
 /** The configuration as written (every field optional), for passing one in code. */
@@ -55,6 +61,7 @@ export interface HostConfigInput {
   readonly allowedRoots?: readonly string[];
   readonly defaults?: HostConfigDefaults;
   readonly audit?: boolean | string;
+  readonly clientInjectedKeys?: readonly string[];
 }
 
 /** An empty configuration (what a missing default file means). */
@@ -76,6 +83,7 @@ const TOP_LEVEL = new Set([
   'allowedRoots',
   'defaults',
   'audit',
+  'clientInjectedKeys',
 ]);
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
@@ -212,12 +220,28 @@ export function parseHostConfig(
     }
     audit = value.audit;
   }
+  let clientInjectedKeys: string[] | undefined;
+  if (value.clientInjectedKeys !== undefined) {
+    const keys = value.clientInjectedKeys;
+    if (!Array.isArray(keys))
+      return err(invalid(source, 'clientInjectedKeys', 'expected an array of key names'));
+    clientInjectedKeys = [];
+    for (const [index, key] of keys.entries()) {
+      if (typeof key !== 'string' || !/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/.test(key)) {
+        return err(
+          invalid(source, `clientInjectedKeys[${index}]`, 'expected a key name (letters, digits, _ . -)'),
+        );
+      }
+      clientInjectedKeys.push(key);
+    }
+  }
   return ok({
     mcpServers: servers,
     permissions,
     ...lists,
     defaults,
     ...(audit === undefined ? {} : { audit }),
+    ...(clientInjectedKeys === undefined ? {} : { clientInjectedKeys }),
   });
 }
 

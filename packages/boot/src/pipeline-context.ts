@@ -7,6 +7,9 @@ import type { HostPlatform } from './select-surface.js';
 import type { ResultStore } from './shape-result.js';
 import type { StormBreaker } from './storm-breaker.js';
 
+/** Keys a major MCP client adds to every call it makes (Gemini CLI: `wait_for_previous`). */
+export const DEFAULT_CLIENT_INJECTED_KEYS: readonly string[] = Object.freeze(['wait_for_previous']);
+
 /** At most this many read-only calls of one batch run at once. */
 export const MAX_PARALLEL_CALLS = 8;
 
@@ -64,6 +67,11 @@ export interface PipelineContext {
    * `undefined` leaves the id to the capability proxy, which explains what is wrong.
    */
   readonly catalogTool?: ((name: string) => RegisteredTool | undefined) | undefined;
+  /**
+   * Top-level argument keys that clients are known to add to every call: dropped (and reported in the
+   * audit log) when the tool's schema does not declare them.
+   */
+  readonly clientInjectedKeys: ReadonlySet<string>;
   /** The shell tool shell synonyms (`shell`, `powershell` ...) resolve to, if any. */
   readonly shellName: string | undefined;
   /** Call and batch counters of the session. */

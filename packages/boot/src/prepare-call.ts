@@ -133,7 +133,10 @@ export function prepareCall(
       tool.name,
     );
   }
-  // 2. validate (the envelope first when the call went through use_capability)
+  // 2. validate (the envelope first when the call went through use_capability), after dropping
+  // the keys a client injects into every call when this tool does not declare them.
+  const injected = dropInjectedKeys(context, tool, rawArguments);
+  rawArguments = injected.arguments;
   let checked = context.validator.validate({
     toolName: tool.name,
     source: tool.definition.source,
@@ -178,6 +181,7 @@ export function prepareCall(
     ok: true,
     schemaFingerprint: tool.schemaFingerprint,
     schemaValidated: checked.value.schemaValidated,
+    ...(injected.dropped.length > 0 ? { ignoredKeys: injected.dropped } : {}),
   });
   const args = checked.value.arguments;
   let parallel = tool.definition.execution.mode === 'parallel';
@@ -190,4 +194,28 @@ function catalogTarget(context: PipelineContext, capabilityId: string): Register
   const match = TOOL_CAPABILITY.exec(capabilityId);
   if (!match || !context.catalogTool) return undefined;
   return context.catalogTool(match[1] as string);
+}
+
+/**
+ * Drops the client-injected keys (`wait_for_previous` ...) from a call's top-level arguments when
+ * the tool's schema does not declare them; everything else is left to validation, unchanged.
+ */
+function dropInjectedKeys(
+  context: PipelineContext,
+  tool: RegisteredTool,
+  raw: unknown,
+): { readonly arguments: unknown; readonly dropped: readonly string[] } {
+  if (context.clientInjectedKeys.size === 0) return { arguments: raw, dropped: [] };
+  const parsed = typeof raw === 'string' ? parseArguments(raw) : { ok: true as const, value: raw };
+  const value = parsed.ok ? parsed.value : undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { arguments: raw, dropped: [] };
+  const declared = (tool.canonicalSchema.properties ?? {}) as Record<string, unknown>;
+  const dropped = Object.keys(value).filter(
+    (key) => context.clientInjectedKeys.has(key) && !Object.hasOwn(declared, key),
+  );
+  if (dropped.length === 0) return { arguments: raw, dropped };
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (!dropped.includes(key)) kept[key] = item;
+  return { arguments: kept, dropped };
 }

@@ -241,6 +241,7 @@ function mergeTrusted(base: HostConfig, next: HostConfig, root: string): HostCon
       ...next.allowedRoots.map((entry) => (isAbsolute(entry) ? entry : resolve(root, entry))),
     ],
     defaults: { ...base.defaults, ...next.defaults },
+    ...mergedKeys(base, next),
     ...(next.audit !== undefined
       ? { audit: next.audit }
       : base.audit !== undefined
@@ -336,6 +337,17 @@ function mergeUntrusted(
     secretPaths: [...base.secretPaths, ...narrowPatterns('secretPaths')],
     allowedRoots: [...base.allowedRoots],
     defaults,
+    // Ignoring undeclared keys a client adds widens nothing: a declared property is never dropped.
+    ...mergedKeys(base, next),
     ...(audit === undefined ? {} : { audit }),
+  };
+}
+
+function mergedKeys(base: HostConfig, next: HostConfig): { clientInjectedKeys?: readonly string[] } {
+  if (base.clientInjectedKeys === undefined && next.clientInjectedKeys === undefined) return {};
+  return {
+    clientInjectedKeys: [
+      ...new Set([...(base.clientInjectedKeys ?? []), ...(next.clientInjectedKeys ?? [])]),
+    ],
   };
 }

@@ -499,3 +499,49 @@ describe('Host.dispatch (repeated calls)', () => {
     }
   });
 });
+
+describe('Host.dispatch (client-injected keys)', () => {
+  it('wait_for_previous from Gemini CLI: ignored and audited when a tool does not declare it; any other unknown key still fails', async () => {
+    const dir = tempRoot();
+    const sink = auditSink();
+    try {
+      writeFileSync(join(dir.dir, 'a.txt'), 'one\n');
+      const h = await createHost({ root: dir.dir, config: false, onAudit: sink.onAudit });
+      try {
+        const read = await h.dispatch({
+          id: 'w1',
+          name: 'read_file',
+          arguments: { path: 'a.txt', wait_for_previous: true },
+        });
+        assert.equal(read.status, 'ok', read.output);
+        const asText = await h.dispatch({
+          name: 'read_file',
+          arguments: '{"path":"a.txt","wait_for_previous":false}',
+        });
+        assert.equal(asText.status, 'ok', asText.output);
+        const envelope = await h.dispatch({
+          name: 'use_capability',
+          arguments: { action: 'list', wait_for_previous: true },
+        });
+        assert.equal(envelope.status, 'ok', envelope.output);
+        const other = await h.dispatch({
+          name: 'read_file',
+          arguments: { path: 'a.txt', wait_for_later: true },
+        });
+        assert.equal(other.error?.code, 'ARGUMENT_VALIDATION');
+        const validated = sink.events.find(
+          (event) => event.type === 'call-validated' && event.callId === 'w1',
+        );
+        assert.deepEqual(validated?.ignoredKeys, ['wait_for_previous']);
+        assert.ok(
+          !JSON.stringify(h.modelTools()).includes('wait_for_previous'),
+          'the schemas sent out are unchanged',
+        );
+      } finally {
+        await h.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
