@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DispatchOptions, DispatchResult, Host, Session } from '@toolhost/boot';
+import type { DispatchOptions, DispatchResult, Session } from '@toolhost/boot';
 import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
 
 /** Options of {@link createMcpServer}. */
@@ -33,10 +33,15 @@ export function mcpToolAnnotations(
   return Object.keys(hints).length > 0 ? hints : undefined;
 }
 
-/** The MCP tool list of a session's provider surface, in the surface's order. */
-export function mcpTools(host: Host, session: Pick<Session, 'modelTools'> = host): Tool[] {
+/**
+ * The MCP tool list of a session's provider surface, in the surface's order. Each tool's hints are
+ * the ones it really has in that session (`Session.effectiveAnnotations`): the shell and
+ * `use_capability` never claim more safety than the widest thing they can reach, because clients
+ * such as Codex run read-only-hinted tools without asking.
+ */
+export function mcpTools(session: Pick<Session, 'modelTools' | 'effectiveAnnotations'>): Tool[] {
   return session.modelTools().map((tool) => {
-    const annotations = mcpToolAnnotations(host.registry.get(tool.name)?.definition.annotations);
+    const annotations = mcpToolAnnotations(session.effectiveAnnotations(tool.name));
     return {
       name: tool.name,
       description: tool.description,
@@ -84,7 +89,7 @@ export function mcpCallResult(result: DispatchResult): CallToolResult {
  * `heartbeatMs` while it reports none, so clients that reset their timeout on progress keep waiting.
  * One host backs many servers (one per HTTP session), each over its own session; the caller closes them.
  */
-export function createMcpServer(host: Host, session: Session, options: McpServerOptions): Server {
+export function createMcpServer(session: Session, options: McpServerOptions): Server {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version },
     {
@@ -94,7 +99,7 @@ export function createMcpServer(host: Host, session: Session, options: McpServer
         `${session.policy.sandbox}, approval ${session.policy.approval}); failures say CODE: cause; recovery.`,
     },
   );
-  const tools = mcpTools(host, session);
+  const tools = mcpTools(session);
   const heartbeatMs = options.heartbeatMs ?? 1_000;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));

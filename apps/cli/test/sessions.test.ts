@@ -219,3 +219,29 @@ describe('toolhost session (sessions)', () => {
     }
   });
 });
+
+describe('toolhost serve (hints)', () => {
+  it('honest MCP hints: announces use_capability and bash with what they reach, not as read-only, in workspace_write', async () => {
+    const project = await makeProject(FILES);
+    const server = await startHttpServe(project.root, ['--sandbox', 'workspace_write']);
+    const client = await connect(server.url, 'hints');
+    try {
+      const { tools } = await client.listTools();
+      const hints = (name: string) => tools.find((tool) => tool.name === name)?.annotations;
+      assert.equal(hints('use_capability')?.readOnlyHint, false);
+      assert.equal(hints('use_capability')?.destructiveHint, true);
+      assert.equal(hints('bash')?.readOnlyHint, false);
+      assert.equal(hints('read_file')?.readOnlyHint, true);
+      const call = await client.callTool({
+        name: 'read_file',
+        arguments: { path: 'a.txt', wait_for_previous: true },
+      });
+      assert.notEqual(call.isError, true, textOf(call));
+    } finally {
+      await client.close().catch(() => undefined);
+      server.child.kill('SIGTERM');
+      await server.exited;
+      await project.cleanup();
+    }
+  });
+});

@@ -16,7 +16,7 @@ import {
 import { createJobManager, type JobManager, type SandboxOptions } from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
-import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
 import type {
   ApproveCallback,
@@ -26,6 +26,7 @@ import type {
   ToolCall,
 } from './host-types.js';
 import type { PolicySurface } from './host-surface.js';
+import { toolFacts } from './permit-call.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import type { PermissionRules } from './permission-rules.js';
 import type { PathPolicyPort, PipelineContext } from './pipeline-context.js';
@@ -319,6 +320,7 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       modelTools: () => surface.modelTools,
       surfaceFingerprint: () => surface.fingerprint,
       providerTools: (dialect, compileOptions) => surface.providerTools(dialect, compileOptions),
+      effectiveAnnotations: (toolName) => effectiveAnnotations(host, surface, policy, toolName, proxy),
       dispatch: (call: ToolCall, options?: DispatchOptions): Promise<DispatchResult> =>
         track(dispatchCall(pipeline, call, options)),
       dispatchBatch: (calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult> =>
@@ -366,6 +368,63 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     };
     return session;
   }
+}
+
+const READ_ONLY_HINTS: ToolAnnotations = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  openWorld: false,
+});
+
+/**
+ * The hints a tool really has in a session (for MCP clients, whose permission systems trust them):
+ * never more safety than the session's policy gives. The shell is read-only and closed-world only
+ * inside the read-only sandbox; in `workspace_write` it may change and delete files (and reach the
+ * network when allowed); unsandboxed it may do anything. `use_capability` is the widest of what it can
+ * reach: the catalog's tools the sandbox does not refuse, and every enabled MCP server, whose tools
+ * may do anything until proven otherwise.
+ */
+function effectiveAnnotations(
+  host: SessionHost,
+  surface: PolicySurface,
+  policy: SessionPolicy,
+  toolName: string,
+  proxy: CapabilityProxy,
+): ToolAnnotations | undefined {
+  const tool = host.registry.get(toolName);
+  if (!tool) return undefined;
+  const definition = tool.definition;
+  if (definition.category === 'shell' && (toolName === 'bash' || toolName === 'pwsh')) {
+    if (policy.sandbox === 'read_only') return READ_ONLY_HINTS;
+    return {
+      readOnly: false,
+      destructive: true,
+      openWorld: policy.sandbox === 'danger_full_access' || host.jobSandbox.network === true,
+    };
+  }
+  if (toolName !== 'use_capability') return definition.annotations;
+  let readOnly = true;
+  let destructive = false;
+  let openWorld = false;
+  for (const target of surface.catalog) {
+    const facts = target.definition.annotations;
+    if (sandboxDenial(toolFacts(target), policy.sandbox)) continue;
+    const hints =
+      target.definition.category === 'shell' && (target.name === 'bash' || target.name === 'pwsh')
+        ? (effectiveAnnotations(host, surface, policy, target.name, proxy) ?? facts)
+        : facts;
+    // Unknown is not false: a hint a tool does not give counts against it.
+    readOnly &&= hints.readOnly === true;
+    destructive ||=
+      hints.destructive === true || (hints.destructive === undefined && hints.readOnly !== true);
+    openWorld ||= hints.openWorld !== false;
+  }
+  if (proxy.inventory().servers.some((server) => server.status !== 'disabled')) {
+    readOnly = false;
+    destructive = true;
+    openWorld = true;
+  }
+  return { readOnly, destructive, openWorld };
 }
 
 /** An audit sink that stamps the session id on every event. */

@@ -1,4 +1,4 @@
-import type { ModelTool } from '@toolhost/contracts';
+import type { ModelTool, ToolAnnotations } from '@toolhost/contracts';
 import type { CompiledTools, CompileToolsOptions, DialectName } from '@toolhost/provider-dialects';
 import type { ObservationStoreSnapshot } from '@toolhost/read-evidence';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
@@ -114,6 +114,13 @@ export interface Session {
   modelTools(): readonly ModelTool[];
   /** First 16 hex characters of SHA-256 of the serialised {@link Session.modelTools}. */
   surfaceFingerprint(): string;
+  /**
+   * The hints a client of this session should be given for a surface tool: its contract's
+   * annotations, except that the shell carries its sandbox's (read-only only inside the read-only
+   * sandbox) and `use_capability` the widest of what it can reach in this session (read-only only
+   * when every reachable target is). `undefined` for a name that is not registered.
+   */
+  effectiveAnnotations(toolName: string): ToolAnnotations | undefined;
   /** The session's surface compiled for one dialect; the same frozen object on every call. */
   providerTools(dialect: DialectName, options?: ProviderToolsOptions): ProviderTools;
   /** Runs one call as a batch of one (the storm breaker's notice, when any, is on the result). */

@@ -312,3 +312,58 @@ describe('Host sessions', () => {
     await second.close();
   });
 });
+
+describe('Session.effectiveAnnotations', () => {
+  const server = createRequire(import.meta.url).resolve(
+    '@modelcontextprotocol/server-everything/dist/index.js',
+  );
+
+  it('honest MCP hints: use_capability and the shell never claim more safety than what they reach in the session', async () => {
+    const readOnly = await host({ sandbox: 'read_only' });
+    const ro = readOnly.defaultSession();
+    assert.deepEqual(ro.effectiveAnnotations('use_capability'), {
+      readOnly: true,
+      destructive: false,
+      openWorld: false,
+    });
+    assert.deepEqual(ro.effectiveAnnotations('bash'), {
+      readOnly: true,
+      destructive: false,
+      openWorld: false,
+    });
+
+    const writing = await host({ sandbox: 'workspace_write' });
+    const rw = writing.defaultSession();
+    assert.deepEqual(rw.effectiveAnnotations('use_capability'), {
+      readOnly: false,
+      destructive: true,
+      openWorld: false,
+    });
+    assert.deepEqual(rw.effectiveAnnotations('bash'), {
+      readOnly: false,
+      destructive: true,
+      openWorld: false,
+    });
+    const networked = await host({ sandbox: 'workspace_write', network: true });
+    assert.equal(networked.defaultSession().effectiveAnnotations('bash')?.openWorld, true);
+
+    const withServer = await host({
+      sandbox: 'read_only',
+      config: { mcpServers: { everything: { command: process.execPath, args: [server] } } },
+    });
+    assert.deepEqual(withServer.defaultSession().effectiveAnnotations('use_capability'), {
+      readOnly: false,
+      destructive: true,
+      openWorld: true,
+    });
+    // Every other surface tool keeps its contract's hints.
+    for (const name of rw.surfaceNames()) {
+      if (name === 'use_capability' || name === 'bash') continue;
+      assert.deepEqual(
+        rw.effectiveAnnotations(name),
+        writing.registry.get(name)?.definition.annotations,
+        name,
+      );
+    }
+  });
+});

@@ -32,7 +32,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
         openSession: async () => {
           const session = await host.openSession();
           return {
-            server: createMcpServer(host, session, { version: VERSION }),
+            server: createMcpServer(session, { version: VERSION }),
             dispose: () => session.close(),
           };
         },
@@ -51,7 +51,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
       return EXIT_CODES.success;
     }
     const session = await host.openSession();
-    const server = createMcpServer(host, session, { version: VERSION });
+    const server = createMcpServer(session, { version: VERSION });
     const transport = new StdioServerTransport(io.stdin, io.stdout as unknown as Writable);
     const ended = new Promise<void>((resolve) => {
       const done = () => resolve();
