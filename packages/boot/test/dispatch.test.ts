@@ -171,7 +171,7 @@ describe('Host.dispatch', () => {
     assert.equal(result.error?.code, 'ARGUMENT_VALIDATION');
     assert.match(
       result.output,
-      /argument validation failed for "needs_ok" \(schema fingerprint [0-9a-f]{16}; remote_dispatched=false\)/,
+      /argument validation failed for "needs_ok" \(id argument_validation:needs_ok:[0-9a-f]{16}:type; schema fingerprint [0-9a-f]{16}; remote_dispatched=false\)/,
     );
     assert.ok(!result.output.includes('not a number'), 'value-free');
     assert.equal(asked.length, 0);

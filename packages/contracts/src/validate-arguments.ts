@@ -69,6 +69,8 @@ interface CompiledSchema {
   readonly compiled: object | undefined;
   /** A plain object schema (no combinators or `$ref` at the root) without an `arguments` property. */
   readonly wrapperHintEligible: boolean;
+  /** The root declares an object `arguments` (an envelope such as use_capability's): undeclared keys belong inside it. */
+  readonly envelope: boolean;
 }
 
 /** Parses raw arguments: empty, `null` or the text `null` mean `{}`; text must be exactly one JSON value. */
@@ -141,6 +143,7 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
         'if' in rest
       ) &&
       !(isJsonObject(rest.properties) && 'arguments' in rest.properties);
+    const envelope = isJsonObject(rest.properties) && isJsonObject(rest.properties.arguments);
     const candidates: Engine[] = [];
     if (typeof declared === 'string') {
       if (declared.includes('2020-12')) candidates.push(all.draft2020);
@@ -153,12 +156,12 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
     for (const engine of candidates) {
       const compiled = structuredClone(rest);
       try {
-        return { validate: engine.compile(compiled), engine, compiled, wrapperHintEligible };
+        return { validate: engine.compile(compiled), engine, compiled, wrapperHintEligible, envelope };
       } catch {
         // try the next draft
       }
     }
-    return { validate: undefined, engine: undefined, compiled: undefined, wrapperHintEligible };
+    return { validate: undefined, engine: undefined, compiled: undefined, wrapperHintEligible, envelope };
   }
 
   function compiledFor(schema: JsonObject, hash: string): CompiledSchema {
@@ -231,7 +234,19 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
         const inner = value.arguments;
         wrapperHint = keys.length === 1 && keys[0] === 'arguments' && isJsonObject(inner) && check(inner);
       }
-      return failure(options.toolName, fingerprint, violations, invocation, wrapperHint ? 'hint' : undefined);
+      // Keys a caller put on an envelope that belong to what it calls: say where they go instead.
+      const misplaced =
+        entry.envelope &&
+        violations.some(
+          (violation) => violation.path === '/' && violation.keyword === 'additionalProperties',
+        );
+      return failure(
+        options.toolName,
+        fingerprint,
+        violations,
+        invocation,
+        wrapperHint ? 'hint' : misplaced ? 'envelope' : undefined,
+      );
     },
     get cacheSize() {
       return cache.size;
@@ -287,22 +302,27 @@ function failure(
   fingerprint: string,
   violations: readonly ArgumentViolation[],
   invocation: ToolInvocation,
-  wrapperHint: 'hint' | undefined,
+  wrapperHint: 'hint' | 'envelope' | undefined,
 ): { ok: false; error: ToolhostError } {
   const firstKeyword = violations[0]?.keyword ?? 'schema';
   const shown = violations.slice(0, MAX_ARGUMENT_VIOLATIONS);
   const name = boundedName(toolName);
+  const signature = `argument_validation:${toolName}:${fingerprint}:${firstKeyword}`;
   const lines = [
-    `argument validation failed for "${name}" (schema fingerprint ${fingerprint}; remote_dispatched=false)`,
+    `argument validation failed for "${name}" (id ${boundedName(signature)}; schema fingerprint ${fingerprint}; remote_dispatched=false)`,
     ...shown.map((violation) => `- ${violation.path}: ${violation.keyword}; expected ${violation.expected}`),
   ];
   if (violations.length > shown.length) lines.push(`- (${violations.length - shown.length} more not shown)`);
-  if (wrapperHint) {
+  if (wrapperHint === 'hint') {
     lines.push(
       'Hint: the only key supplied is `arguments` and its contents match the schema; remove the redundant `arguments` wrapper and pass its contents directly.',
     );
   }
-  if (invocation.kind === 'capability') {
+  if (wrapperHint === 'envelope') {
+    lines.push(
+      `The keys to remove are not parameters of "${name}" itself: the parameters of the capability you call go inside its \`arguments\` object, for example use_capability(action="call", capability_id="<id>", arguments={...}).`,
+    );
+  } else if (invocation.kind === 'capability') {
     const id = boundedName(invocation.capabilityId);
     lines.push(
       `Put the parameters of "${name}" inside \`arguments\` of the use_capability call: use_capability(action="call", capability_id="${id}", arguments={...}). To see its schema, call use_capability(action="inspect", capability_id="${id}").`,
@@ -320,7 +340,7 @@ function failure(
       code: 'ARGUMENT_VALIDATION',
       message,
       recovery: null,
-      signature: `argument_validation:${toolName}:${fingerprint}:${firstKeyword}`,
+      signature,
       details: {
         toolName,
         schemaFingerprint: fingerprint,

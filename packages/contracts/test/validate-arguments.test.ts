@@ -100,13 +100,39 @@ describe('validateArguments', () => {
   });
 
   // reasonix §10 behaviour 18
-  it('starts with the tool name and 16-hex fingerprint and says remote_dispatched=false', () => {
+  it('starts with the tool name, the validation id and the 16-hex fingerprint and says remote_dispatched=false', () => {
     const error = failureOf(check({}));
     assert.match(
       error.message,
-      /^argument validation failed for "read_file" \(schema fingerprint [0-9a-f]{16}; remote_dispatched=false\)/,
+      /^argument validation failed for "read_file" \(id argument_validation:read_file:[0-9a-f]{16}:required; schema fingerprint [0-9a-f]{16}; remote_dispatched=false\)/,
     );
     assert.equal(error.details.remoteDispatched, false);
+    assert.ok(error.message.includes(error.signature as string), 'the id shown is the signature');
+  });
+
+  it('argument-validation id shown: the model text carries the id the storm breaker and the audit log use', () => {
+    const error = failureOf(check({ path: 'a', nope: 1 }));
+    assert.ok(error.toModelText().includes(`id ${error.signature}`));
+  });
+
+  it('envelope keys: undeclared keys on a schema with an `arguments` object are said to belong inside `arguments`, not at the top level', () => {
+    const envelope = {
+      type: 'object',
+      properties: { action: { type: 'string' }, arguments: { type: 'object' } },
+      required: ['action'],
+      additionalProperties: false,
+    };
+    const checked = validateArguments({
+      toolName: 'use_capability',
+      source: 'builtin',
+      schema: envelope,
+      arguments: { action: 'call', path: 'README.md' },
+      invocation: { kind: 'direct' },
+    });
+    assert.equal(checked.ok, false);
+    const message = checked.ok ? '' : checked.error.message;
+    assert.match(message, /go inside its `arguments` object/);
+    assert.doesNotMatch(message, /at the top level/);
   });
 
   // reasonix §10 behaviour 19
