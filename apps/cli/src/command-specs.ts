@@ -4,6 +4,8 @@ import type { CommandHandler } from './command-types.js';
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
+  /** The option may be given several times (its value is then a list). */
+  readonly multiple?: boolean;
   /** The placeholder shown in help (`DIR`, `PORT` ...), for string options. */
   readonly valueName?: string;
   readonly description: string;
@@ -150,6 +152,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       'hints, long calls report progress, cancellation stops the call, and shutting down ends jobs and servers.',
     options: {
       http: { type: 'string', valueName: 'PORT', description: 'serve Streamable HTTP on 127.0.0.1:PORT' },
+      'allow-origin': {
+        type: 'string',
+        multiple: true,
+        valueName: 'ORIGIN',
+        description:
+          'with --http, also accept requests from this loopback origin (http://localhost:5173; repeatable)',
+      },
     },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/serve-command.js').then((module) => module.serveCommand),

@@ -29,7 +29,8 @@ export interface GlobalOptions {
 export interface CommandInput {
   readonly globals: GlobalOptions;
   /** The command's own parsed options. */
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  /** A repeatable option (`multiple`) is a list. */
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
   readonly positionals: readonly string[];
   readonly io: CliIo;
   /**

@@ -97,7 +97,11 @@ function parseCommandArgs(spec: CommandSpec, args: readonly string[]) {
       options: Object.fromEntries(
         Object.entries(options).map(([name, option]) => [
           name,
-          option.short ? { type: option.type, short: option.short } : { type: option.type },
+          {
+            type: option.type,
+            ...(option.short ? { short: option.short } : {}),
+            ...(option.multiple ? { multiple: true } : {}),
+          },
         ]),
       ),
       allowPositionals: true,
@@ -159,9 +163,9 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
       );
     }
     const globals = globalsFrom(parsed.values, io.cwd);
-    const values: Record<string, string | boolean | undefined> = {};
+    const values: Record<string, string | boolean | readonly string[] | undefined> = {};
     for (const name of Object.keys(spec.options))
-      values[name] = parsed.values[name] as string | boolean | undefined;
+      values[name] = parsed.values[name] as string | boolean | readonly string[] | undefined;
     const handler = await spec.load();
     return await withInterrupts(options.handleSignals ?? options.io === undefined, (signal, onInterrupt) =>
       handler({ globals, values, positionals, io, signal, onInterrupt }),
