@@ -200,6 +200,12 @@ export const ERROR_CODES = {
     summary: 'A `toolhost session` input line is not a call or a batch (not JSON, or no tool name).',
     recovery: 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}',
   },
+  DISK_FULL: {
+    kind: 'host',
+    summary:
+      'The disk, or a disk budget of the host, is full (ENOSPC, EDQUOT or a configured limit): the write did not happen and nothing was left half-written.',
+    recovery: 'free disk space or raise the budget; retrying at once will fail the same way',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
