@@ -18,6 +18,7 @@ import {
   readSchemaCache,
   writeSchemaCache,
 } from './mcp-tools.js';
+import { createBoundedFetch } from './bounded-fetch.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
 
@@ -280,25 +281,43 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       return err(connectFailed('has an invalid URL', 'config', error));
     }
     const requestInit: RequestInit = { headers };
-    return ok(
+    // One holder per transport: the bounded fetch reports an over-large message here, and a call or
+    // a handshake that fails because of it says so (like the stdio transport's `failure`).
+    const holder: { transport?: Transport; failure?: string } = {};
+    const fetch = createBoundedFetch(limits.maxMessageBytes, (reason) => {
+      if (holder.failure) return;
+      holder.failure = reason;
+      if (live && live.transport === holder.transport) dropSession(live, reason);
+      else attemptController?.abort(oversizedMessage);
+    });
+    const transport =
       kind === 'sse'
-        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit })
+        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit, fetch })
         : new (loadedMcpSdk().StreamableHTTPClientTransport)(target, {
             requestInit,
+            fetch,
             reconnectionOptions: {
               maxRetries: 2,
               initialReconnectionDelay: 500,
               maxReconnectionDelay: 5_000,
               reconnectionDelayGrowFactor: 2,
             },
-          }),
-    );
+          });
+    holder.transport = transport;
+    httpFailures.set(transport, holder);
+    return ok(transport);
+  }
+
+  /** Why a transport gave up on its server (garbage, an over-large message), stdio or HTTP. */
+  function transportFailure(transport: Transport): string | undefined {
+    return (transport as Partial<StdioTransport>).failure ?? httpFailures.get(transport)?.failure;
   }
 
   function describeConnectError(error: unknown, transport: Transport, signal: AbortSignal): ToolhostError {
     if (ToolhostError.isInstance(error) && error.code === 'MCP_CONNECT_FAILED') return error;
     const stdio = transport as Partial<StdioTransport>;
-    if (stdio.failure) return connectFailed(stdio.failure, 'protocol', error);
+    const failure = transportFailure(transport);
+    if (failure) return connectFailed(failure, 'protocol', error);
     if (signal.aborted) {
       const reason = signal.reason;
       if (reason === closedWhileConnecting)
@@ -642,9 +661,10 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           );
         }
         const stdio = session.transport as Partial<StdioTransport>;
-        if (stdio.failure) {
-          dropSession(session, stdio.failure);
-          return err(callFailed(call.tool, stdio.failure, 'protocol', error));
+        const failure = transportFailure(session.transport);
+        if (failure) {
+          dropSession(session, failure);
+          return err(callFailed(call.tool, failure, 'protocol', error));
         }
         if (
           live !== session ||
@@ -734,6 +754,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
 }
 
 const handshakeTimeout = Symbol('handshake timeout');
+const oversizedMessage = Symbol('oversized message');
+// The bounded-fetch holder of each HTTP transport.
+const httpFailures = new WeakMap<Transport, { failure?: string }>();
 const totalTimeout = Symbol('total timeout');
 const closedWhileConnecting = Symbol('closed while connecting');
 

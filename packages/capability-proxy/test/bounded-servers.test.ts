@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { type CapabilityProxyOptions, createCapabilityProxy, type McpServersConfig } from '../src/index.js';
 import { MCP_TOOL_LIMITS } from '../src/mcp-tools.js';
 import { childPids, fixtureServer, GENEROUS_TIMEOUTS, isAlive, run, seen, waitFor } from './helpers.js';
+import { startHttpMcpServer } from './http-servers.js';
 
 function proxyWith(options: Partial<CapabilityProxyOptions> & { mcpServers: McpServersConfig }) {
   return createCapabilityProxy({
@@ -203,4 +204,36 @@ describe('createCapabilityProxy (over-large messages from a server)', () => {
     });
     assert.ok(after.ok, seen(after));
   });
+
+  for (const mode of ['streamable', 'sse'] as const) {
+    it(`fails a call promptly when a remote ${mode} server sends a message over the limit, and the next call reconnects`, async (t) => {
+      const http = await startHttpMcpServer({ mode });
+      t.after(() => http.close());
+      const proxy = proxyWith({
+        mcpServers: { remote: { url: http.url, type: mode === 'sse' ? 'sse' : 'http' } },
+        limits: { maxMessageBytes: 256 * 1024 },
+      });
+      t.after(() => proxy.close());
+      const small = await run(proxy, {
+        action: 'call',
+        capability_id: 'mcp-tool:remote/flood',
+        arguments: { bytes: 1_000 },
+      });
+      assert.ok(small.ok, seen(small));
+      const flood = await run(proxy, {
+        action: 'call',
+        capability_id: 'mcp-tool:remote/flood',
+        arguments: { bytes: 2_000_000 },
+      });
+      assert.ok(!flood.ok);
+      assert.equal(flood.error.code, 'MCP_CALL_FAILED');
+      assert.match(flood.error.message, /larger than 262144 bytes/);
+      const after = await run(proxy, {
+        action: 'call',
+        capability_id: 'mcp-tool:remote/echo',
+        arguments: { message: 'm' },
+      });
+      assert.ok(after.ok, seen(after));
+    });
+  }
 });

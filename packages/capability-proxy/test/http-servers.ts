@@ -48,6 +48,11 @@ function makeMcpServer(counter: { calls: number }): Server {
       annotations: { readOnlyHint: true },
     },
     {
+      name: 'flood',
+      description: 'Answers with a text of the requested size in bytes.',
+      inputSchema: { type: 'object' as const, properties: { bytes: { type: 'integer' } } },
+    },
+    {
       name: 'add_tool',
       description: 'Adds the tool "late" and announces tools/list_changed.',
       inputSchema: { type: 'object' as const, properties: {} },
@@ -63,6 +68,9 @@ function makeMcpServer(counter: { calls: number }): Server {
     const name = request.params.name;
     if (name === 'echo') {
       return { content: [{ type: 'text', text: `http echo: ${String(request.params.arguments?.message)}` }] };
+    }
+    if (name === 'flood') {
+      return { content: [{ type: 'text', text: 'x'.repeat(Number(request.params.arguments?.bytes ?? 0)) }] };
     }
     if (name === 'add_tool') {
       if (!tools.some((tool) => tool.name === 'late')) {
