@@ -609,7 +609,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           {
             timeout: timeouts.requestMs,
             resetTimeoutOnProgress: true,
-            maxTotalTimeout: timeouts.totalMs,
+            // No `maxTotalTimeout`: the SDK enforces it on the next progress notification without
+            // sending `notifications/cancelled`, so the server would never hear that its call is
+            // over. The hard total is the timer above, which aborts the signal: the SDK then cancels.
             signal: controller.signal,
             // Passing a progress callback is what makes the SDK attach a progress token, without
             // which servers send no progress and `resetTimeoutOnProgress` never fires.

@@ -16,7 +16,7 @@ function proxyWith(options: Partial<CapabilityProxyOptions> & { mcpServers: McpS
 describe('createCapabilityProxy (hanging MCP calls)', () => {
   it('cancels a call whose tool sends progress every 50 ms and never answers at the hard total, then drops the server that ignores notifications/cancelled', async (t) => {
     const proxy = proxyWith({
-      mcpServers: { fx: fixtureServer() },
+      mcpServers: { fx: fixtureServer('--bounds') },
       // Progress keeps resetting the request timeout; only the hard total ends the call.
       timeouts: { handshakeMs: 30_000, requestMs: 30_000, totalMs: 1_500 },
       limits: { closeGraceMs: 300 },
@@ -47,7 +47,7 @@ describe('createCapabilityProxy (hanging MCP calls)', () => {
 
   it('keeps a server that obeys notifications/cancelled after its call timed out', async (t) => {
     const proxy = proxyWith({
-      mcpServers: { fx: fixtureServer() },
+      mcpServers: { fx: fixtureServer('--bounds') },
       timeouts: { handshakeMs: 30_000, requestMs: 30_000, totalMs: 1_000 },
       limits: { closeGraceMs: 300 },
     });
@@ -73,7 +73,7 @@ describe('createCapabilityProxy (hanging MCP calls)', () => {
 
   it('cancels a hanging call promptly when the host aborts it (closing), and close ends the server', async (t) => {
     const children = childPids().length;
-    const proxy = proxyWith({ mcpServers: { fx: fixtureServer() }, limits: { closeGraceMs: 300 } });
+    const proxy = proxyWith({ mcpServers: { fx: fixtureServer('--bounds') }, limits: { closeGraceMs: 300 } });
     t.after(() => proxy.close());
     const controller = new AbortController();
     const pending = run(
@@ -93,7 +93,7 @@ describe('createCapabilityProxy (hanging MCP calls)', () => {
 
   it('honours per-server timeouts from mcpServers over the proxy defaults', async (t) => {
     const proxy = proxyWith({
-      mcpServers: { fx: { ...fixtureServer(), timeouts: { totalMs: 800 } } },
+      mcpServers: { fx: { ...fixtureServer('--bounds'), timeouts: { totalMs: 800 } } },
       timeouts: { handshakeMs: 30_000, requestMs: 30_000, totalMs: 60_000 },
       limits: { closeGraceMs: 300 },
     });
@@ -185,7 +185,7 @@ describe('createCapabilityProxy (tool lists)', () => {
 describe('createCapabilityProxy (over-large messages from a server)', () => {
   it('fails a call promptly when a server writes a line that never ends, without buffering past the limit', async (t) => {
     const proxy = proxyWith({
-      mcpServers: { fx: fixtureServer() },
+      mcpServers: { fx: fixtureServer('--bounds') },
       limits: { maxMessageBytes: 1024 * 1024, closeGraceMs: 300 },
     });
     t.after(() => proxy.close());
@@ -207,7 +207,7 @@ describe('createCapabilityProxy (over-large messages from a server)', () => {
 
   for (const mode of ['streamable', 'sse'] as const) {
     it(`fails a call promptly when a remote ${mode} server sends a message over the limit, and the next call reconnects`, async (t) => {
-      const http = await startHttpMcpServer({ mode });
+      const http = await startHttpMcpServer({ mode, flood: true });
       t.after(() => http.close());
       const proxy = proxyWith({
         mcpServers: { remote: { url: http.url, type: mode === 'sse' ? 'sse' : 'http' } },
