@@ -118,15 +118,23 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'session',
     summary: 'JSON Lines on stdin/stdout through one host',
-    usage: ['session < calls.jsonl'],
+    usage: ['session [--drain-ms MS] < calls.jsonl'],
     description:
       'One host for the whole stream and one output line per input line, flushed at once, in input order. ' +
       'Input: {"id","name","arguments"} (arguments an object or a JSON string) or {"batch":[calls...]} ' +
-      '(one assistant turn). Output: {"id","name","status","output","error","resultRef"} or ' +
-      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line ' +
-      'gets an error line (SESSION_LINE_INVALID). End of input closes the host: jobs and servers end. ' +
-      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED).',
-    options: {},
+      '(one assistant turn, at most 128 calls). Output: {"id","name","status","output","error","resultRef"} or ' +
+      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line, or ' +
+      'one over 4 MiB, gets an error line (SESSION_LINE_INVALID). End of input ends the session: the lines ' +
+      'already read are answered, calls still running --drain-ms later are cancelled (ABORTED), and the host ' +
+      'closes: jobs and servers end. Nobody can be asked for approval, so calls that need it fail closed ' +
+      '(APPROVAL_REQUIRED).',
+    options: {
+      'drain-ms': {
+        type: 'string',
+        valueName: 'MS',
+        description: 'how long calls may still run after the end of input (default: 10000)',
+      },
+    },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/session-command.js').then((module) => module.sessionCommand),
   },
