@@ -8,6 +8,11 @@ import { ToolhostError } from '@toolhost/contracts';
 import { createResultStore, DEFAULT_RESULT_DISK_BYTES } from '../src/result-store.js';
 import { tempDir } from './helpers.js';
 
+/** The `details.reason` of a failed lookup, or `ok`. */
+function reasonOf(result: { ok: true } | { ok: false; error: ToolhostError }): unknown {
+  return result.ok ? 'ok' : result.error.details.reason;
+}
+
 function body(index: number, bytes: number): string {
   return `${index}:`.padEnd(bytes, 'x');
 }
@@ -46,7 +51,7 @@ describe('createResultStore (disk budget)', () => {
     assert.ok(store.diskBytes <= 100_000, `${store.diskBytes} bytes on disk`);
     assert.equal(readdirSync(dir).filter((name) => name.endsWith('.txt')).length, 3);
     for (const index of [0, 1]) {
-      const gone = store.page({ toolCallId: `c${index}`, resultRef: refs[index] });
+      const gone = store.page({ toolCallId: `c${index}`, resultRef: refs[index]! });
       assert.ok(!gone.ok);
       assert.equal(gone.error.code, 'RESULT_NOT_FOUND');
       assert.equal(gone.error.details.reason, 'evicted');
@@ -56,10 +61,7 @@ describe('createResultStore (disk budget)', () => {
       );
       assert.match(gone.error.message, /re-run bash with narrower arguments/);
       // Without the ref too.
-      assert.equal(
-        (store.get({ toolCallId: `c${index}` }) as { ok: false; error: ToolhostError }).error.details.reason,
-        'evicted',
-      );
+      assert.equal(reasonOf(store.get({ toolCallId: `c${index}` })), 'evicted');
     }
     for (const index of [2, 3, 4]) assert.ok(store.get({ toolCallId: `c${index}` }).ok);
     assert.deepEqual(
@@ -70,20 +72,12 @@ describe('createResultStore (disk budget)', () => {
 
     // A store over the same directory remembers the evictions, and a lower budget evicts at once.
     const resumed = createResultStore({ dir, maxDiskBytes: 70_000 });
-    assert.equal(
-      resumed.get({ toolCallId: 'c0' }).ok
-        ? 'ok'
-        : (resumed.get({ toolCallId: 'c0' }) as never as { error: ToolhostError }).error.details.reason,
-      'evicted',
-    );
+    assert.equal(reasonOf(resumed.get({ toolCallId: 'c0' })), 'evicted');
     assert.deepEqual(
       resumed.entries().map((entry) => entry.callId),
       ['c3', 'c4'],
     );
-    assert.equal(
-      (resumed.get({ toolCallId: 'c2' }) as { ok: false; error: ToolhostError }).error.details.reason,
-      'evicted',
-    );
+    assert.equal(reasonOf(resumed.get({ toolCallId: 'c2' })), 'evicted');
     assert.ok(resumed.get({ toolCallId: 'c4' }).ok);
     resumed.close();
   });
@@ -94,10 +88,7 @@ describe('createResultStore (disk budget)', () => {
     for (let index = 0; index < 10; index++)
       store.put({ callId: `m${index}`, toolName: 'grep', body: body(index, 25_000) });
     assert.ok(store.diskBytes <= 60_000, `${store.diskBytes} bytes spilled`);
-    assert.equal(
-      (store.get({ toolCallId: 'm0' }) as { ok: false; error: ToolhostError }).error.details.reason,
-      'evicted',
-    );
+    assert.equal(reasonOf(store.get({ toolCallId: 'm0' })), 'evicted');
     assert.ok(store.get({ toolCallId: 'm9' }).ok);
   });
 
