@@ -6,10 +6,20 @@
  */
 export const MAX_SERVE_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Requests one stdio client may have running at once. The SDK's `Server` starts every request the
+ * moment it arrives, so without a cap a client writing 100,000 `tools/call` lines would start
+ * 100,000 dispatches; past the cap a request is answered at once with `-32000` (busy) and reading
+ * goes on, so `notifications/cancelled` for the running ones still gets through.
+ */
+export const MAX_SERVE_REQUESTS_IN_FLIGHT = 64;
+
 /** JSON-RPC error codes `serve` answers with itself (the rest come from the MCP SDK). */
 export const JSON_RPC_ERRORS = {
   parseError: -32700,
   invalidRequest: -32600,
+  /** Server error range: too many requests running. */
+  busy: -32000,
 } as const;
 
 /** A JSON-RPC request id as the client sent it, or `null` when it cannot be known. */

@@ -8,6 +8,7 @@ import {
   type JsonRpcIdScanner,
   jsonRpcError,
   MAX_SERVE_MESSAGE_BYTES,
+  MAX_SERVE_REQUESTS_IN_FLIGHT,
   tooLargeMessage,
 } from './json-rpc-limits.js';
 
@@ -25,6 +26,8 @@ export interface StdioServerTransportOptions {
   readonly stdout: StdioServerOutput;
   /** The largest message (one line) accepted, in bytes; default {@link MAX_SERVE_MESSAGE_BYTES}. */
   readonly maxMessageBytes?: number;
+  /** Requests running at once before more are answered busy; default {@link MAX_SERVE_REQUESTS_IN_FLIGHT}. */
+  readonly maxRequestsInFlight?: number;
 }
 
 /**
@@ -36,12 +39,16 @@ export interface StdioServerTransportOptions {
  *   dropped, then answered with `-32600` (the id, or `null`), and the next line is served;
  * - a line that is not JSON is answered `-32700` (id `null`); a JSON-RPC batch (an array; MCP
  *   2025-06-18 has none) and a request that is not valid JSON-RPC are answered `-32600`;
+ * - at most `maxRequestsInFlight` requests run at once; one more is answered `-32000` (busy) at once;
  * - everything else goes to the SDK's `Server` as before.
  * Lines are assembled from a chunk list (one copy per line). Writes keep their order and wait for
  * `drain`.
  */
 export function createStdioServerTransport(options: StdioServerTransportOptions): Transport {
   const maxBytes = options.maxMessageBytes ?? MAX_SERVE_MESSAGE_BYTES;
+  const maxInFlight = options.maxRequestsInFlight ?? MAX_SERVE_REQUESTS_IN_FLIGHT;
+  // Ids of requests delivered to the server and not answered yet.
+  const inFlight = new Set<string | number>();
   const { stdin, stdout } = options;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -58,6 +65,10 @@ export function createStdioServerTransport(options: StdioServerTransportOptions)
       stdin.on('error', onError);
     },
     send(message) {
+      const record = message as { id?: unknown; method?: unknown };
+      if (record.method === undefined && (typeof record.id === 'string' || typeof record.id === 'number')) {
+        inFlight.delete(record.id);
+      }
       return write(message);
     },
     async close() {
@@ -159,7 +170,23 @@ export function createStdioServerTransport(options: StdioServerTransportOptions)
       );
       return;
     }
-    transport.onmessage?.(parsed.data as JSONRPCMessage);
+    const message = parsed.data as JSONRPCMessage;
+    const request = message as { id?: unknown; method?: unknown };
+    if (
+      typeof request.method === 'string' &&
+      (typeof request.id === 'string' || typeof request.id === 'number')
+    ) {
+      if (inFlight.size >= maxInFlight) {
+        refuse(
+          request.id,
+          JSON_RPC_ERRORS.busy,
+          `Server busy: ${maxInFlight} requests are already running; wait for an answer before sending more`,
+        );
+        return;
+      }
+      inFlight.add(request.id);
+    }
+    transport.onmessage?.(message);
   }
 
   return transport;
