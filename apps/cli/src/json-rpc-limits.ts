@@ -52,6 +52,9 @@ export interface JsonRpcIdScanner {
 }
 
 const MAX_ID_BYTES = 256;
+// Past this many bytes the id search gives up (the id is then unknown): the bytes are still read and
+// dropped, but no longer looked at, so an endless line costs reading only.
+const MAX_SCANNED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Finds the top-level `"id"` of a JSON-RPC message without holding the message: a small state
@@ -59,7 +62,8 @@ const MAX_ID_BYTES = 256;
  * whatever the size, so an over-large request can still be answered with its own id. Written here
  * because no streaming JSON parser in the catalog stops at one key without building the value.
  * Ids inside nested values (`params.arguments.id`) are never taken; an id that is not a string or
- * a number, or one longer than 256 bytes, counts as unknown (`null`).
+ * a number, one longer than 256 bytes, or one not seen in the first 64 MiB counts as unknown
+ * (`null`). String content is skipped with native `indexOf` (about 1 ms per MB).
  */
 export function createJsonRpcIdScanner(): JsonRpcIdScanner {
   let depth = 0;
@@ -74,6 +78,7 @@ export function createJsonRpcIdScanner(): JsonRpcIdScanner {
   let capture: 'none' | 'string' | 'number' = 'none';
   let captured: number[] = [];
   let found: JsonRpcId | undefined;
+  let scanned = 0;
 
   function finishNumber(): void {
     if (capture !== 'number') return;
@@ -175,7 +180,22 @@ export function createJsonRpcIdScanner(): JsonRpcIdScanner {
 
   return {
     feed(bytes) {
-      for (let index = 0; index < bytes.length && found === undefined; index++) feedByte(bytes[index]!);
+      scanned += bytes.length;
+      if (scanned > MAX_SCANNED_BYTES && found === undefined) found = null;
+      let index = 0;
+      while (index < bytes.length && found === undefined) {
+        if (inString && !escaped && !stringIsKey && capture === 'none') {
+          // The bulk of a huge message is string content: jump to the next quote or backslash
+          // natively instead of looking at every byte.
+          const quote = bytes.indexOf(0x22, index);
+          const backslash = bytes.indexOf(0x5c, index);
+          const next = quote === -1 ? backslash : backslash === -1 ? quote : Math.min(quote, backslash);
+          if (next === -1) return;
+          index = next;
+        }
+        feedByte(bytes[index]!);
+        index++;
+      }
     },
     id() {
       if (found === undefined) finishNumber();
