@@ -356,4 +356,14 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '先关闭那个宿主，或新建一个会话',
     },
   },
+  DISK_FULL: {
+    summary: {
+      en: 'The disk, or a disk budget of the host, is full (ENOSPC, EDQUOT or a configured limit): the write did not happen and nothing was left half-written.',
+      zh: '磁盘或主机的某项磁盘预算已满（ENOSPC、EDQUOT 或配置的上限）：写入没有发生，也没有留下写了一半的内容。',
+    },
+    recovery: {
+      en: 'free disk space or raise the budget; retrying at once will fail the same way',
+      zh: '释放磁盘空间或调高预算；立即重试会以同样的方式失败',
+    },
+  },
 };

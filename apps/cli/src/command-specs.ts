@@ -120,16 +120,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'session',
     summary: 'JSON Lines on stdin/stdout through one host',
-    usage: ['session [--session-id ID | --resume ID] < calls.jsonl'],
+    usage: ['session [--session-id ID | --resume ID] [--drain-ms MS] < calls.jsonl'],
     description:
-      'One host for the whole stream and one output line per input line, flushed at once, in input order. ' +
-      'Input: {"id","name","arguments"} (arguments an object or a JSON string) or {"batch":[calls...]} ' +
-      '(one assistant turn). Output: {"id","name","status","output","error","resultRef"} or ' +
-      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line ' +
-      'gets an error line (SESSION_LINE_INVALID). End of input closes the host: jobs and servers end. ' +
-      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED). ' +
-      'Each run is its own agent session (its id goes to stderr): its file observations, jobs and stored ' +
-      'results are its own, kept under <root>/.toolhost/sessions/<id>/; --resume ID continues one.',
+      'One session of one host for the whole stream and one output line per input line, flushed at once, in ' +
+      'input order. Input: {"id","name","arguments"} (arguments an object or a JSON string) or ' +
+      '{"batch":[calls...]} (one assistant turn, at most 128 calls). Output: ' +
+      '{"id","name","status","output","error","resultRef"} or {"batch":[results...],"notice"}; "notice" ' +
+      'appears when the storm breaker speaks. A malformed line, or one over 4 MiB, gets an error line ' +
+      '(SESSION_LINE_INVALID). End of input ends the session: the lines already read are answered, calls ' +
+      'still running --drain-ms later are cancelled (ABORTED), and the host closes: jobs and servers end. ' +
+      'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED). Each run is ' +
+      'its own agent session (its id goes to stderr): its file observations, jobs and stored results are ' +
+      'its own, kept under <root>/.toolhost/sessions/<id>/; --resume ID continues one.',
     options: {
       'session-id': {
         type: 'string',
@@ -137,6 +139,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'start a new session with this id (letters, digits, _ and -)',
       },
       resume: { type: 'string', valueName: 'ID', description: 'continue the session with this id' },
+      'drain-ms': {
+        type: 'string',
+        valueName: 'MS',
+        description: 'how long calls may still run after the end of input (default: 10000)',
+      },
     },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/session-command.js').then((module) => module.sessionCommand),

@@ -4,6 +4,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createJsonRpcIdScanner,
+  JSON_RPC_ERRORS,
+  type JsonRpcId,
+  MAX_SERVE_MESSAGE_BYTES,
+  tooLargeMessage,
+} from './json-rpc-limits.js';
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions {
@@ -14,7 +21,7 @@ export interface HttpServerOptions {
    * session (on DELETE, when its transport closes, after the idle timeout and at shutdown).
    */
   readonly openSession: () => Promise<{ readonly server: Server; dispose(): Promise<void> }>;
-  /** Largest request body accepted, in bytes; default 4 MiB. */
+  /** Largest request body accepted, in bytes; default {@link MAX_SERVE_MESSAGE_BYTES} (4 MiB). */
   readonly maxBodyBytes?: number;
   /** An MCP session without requests for this long is closed (its toolhost session too); default 30 min. */
   readonly idleTimeoutMs?: number;
@@ -65,21 +72,64 @@ export function checkRequestOrigin(
   return { ok: true };
 }
 
-function sendJsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
+function sendJsonRpcError(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: JsonRpcId = null,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) return;
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+// An over-large body is read on (and dropped) only to find its id; past this many bytes the
+// connection is closed instead, so an endless body cannot keep the server reading.
+const MAX_SCANNED_BODY_FACTOR = 16;
+
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<
+  { readonly text: string } | { readonly tooLarge: true; readonly id: JsonRpcId; readonly ended: boolean }
+> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let scanner: ReturnType<typeof createJsonRpcIdScanner> | undefined;
+    const onData = (bytes: Buffer) => {
+      size += bytes.length;
+      if (scanner) {
+        scanner.feed(bytes);
+        if (size > limit * MAX_SCANNED_BODY_FACTOR) {
+          // Stop reading (not destroy: the answer still has to go out on this socket).
+          request.off('data', onData);
+          request.off('end', onEnd);
+          request.pause();
+          resolve({ tooLarge: true, id: scanner.id(), ended: false });
+        }
+        return;
+      }
+      if (size > limit) {
+        // Keep nothing more: scan what was kept and the rest for the request's id.
+        scanner = createJsonRpcIdScanner();
+        for (const kept of chunks) scanner.feed(kept);
+        scanner.feed(bytes);
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () => {
+      if (scanner) resolve({ tooLarge: true, id: scanner.id(), ended: true });
+      else resolve({ text: Buffer.concat(chunks).toString('utf8') });
+    };
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', reject);
+  });
 }
 
 /**
@@ -87,10 +137,12 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
  * only, with one MCP server and one toolhost session per MCP session (`Mcp-Session-Id`), ended on
  * DELETE or after `idleTimeoutMs` without requests. Requests failing
  * {@link checkRequestOrigin} get 403 before anything is parsed; unknown sessions get 404, requests
- * without a session that are not `initialize` get 400, bodies over the limit 413, other paths 404.
+ * without a session that are not `initialize` get 400, other paths 404. A body over the limit gets
+ * 413 with a JSON-RPC error (`-32600`, the request's id when it can be found in the body, else
+ * `null`); the body is never buffered, and the server and the session keep serving.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_SERVE_MESSAGE_BYTES;
   const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60 * 1000;
   interface OpenMcpSession {
     readonly transport: StreamableHTTPServerTransport;
@@ -131,10 +183,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     let body: unknown;
     if (request.method === 'POST') {
-      const text = await readBody(request, maxBodyBytes);
-      if (text === undefined) return sendJsonRpcError(response, 413, -32000, 'Payload too large');
+      const read = await readBody(request, maxBodyBytes);
+      if ('tooLarge' in read) {
+        sendJsonRpcError(
+          response,
+          413,
+          JSON_RPC_ERRORS.invalidRequest,
+          tooLargeMessage(maxBodyBytes),
+          read.id,
+          read.ended ? {} : { connection: 'close' },
+        );
+        if (!read.ended) response.once('finish', () => request.socket.destroy());
+        return;
+      }
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(read.text);
       } catch {
         return sendJsonRpcError(response, 400, -32700, 'Parse error: the body is not JSON');
       }

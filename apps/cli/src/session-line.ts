@@ -1,5 +1,8 @@
 import type { BatchResult, DispatchResult, ToolCall, TurnOrigin } from '@toolhost/boot';
 
+/** The most calls one `{"batch":[...]}` line may carry; a longer batch is refused as a whole. */
+export const MAX_BATCH_CALLS = 128;
+
 /** The recovery text of `SESSION_LINE_INVALID` (kept in step with the contract's table). */
 const LINE_RECOVERY = 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}';
 
@@ -81,7 +84,8 @@ function callEntry(value: unknown, where: string): SessionCallEntry {
  * Parses one `toolhost session` input line: `{"id","name","arguments"}` or `{"batch":[calls...]}`.
  * Never throws: a line that is not JSON, not an object, has no tool name or a malformed batch comes
  * back as an entry with `ok: false` and the reason (answered with `SESSION_LINE_INVALID`). In a
- * batch, each malformed call is reported in its place and the others still run. A trailing `\r` is
+ * batch, each malformed call is reported in its place and the others still run; a batch of more
+ * than {@link MAX_BATCH_CALLS} calls is refused whole, with one error line. A trailing `\r` is
  * ignored (CRLF input).
  */
 export function parseSessionLine(line: string): SessionLine {
@@ -112,6 +116,17 @@ export function parseSessionLine(line: string): SessionLine {
       return {
         kind: 'call',
         entry: { ok: false, id: idOf(value), name: null, problem: '"batch" is not an array of calls' },
+      };
+    }
+    if (value.batch.length > MAX_BATCH_CALLS) {
+      return {
+        kind: 'call',
+        entry: {
+          ok: false,
+          id: idOf(value),
+          name: null,
+          problem: `"batch" has ${value.batch.length} calls, more than the ${MAX_BATCH_CALLS} one line may carry; nothing was run (split it into several lines)`,
+        },
       };
     }
     return {

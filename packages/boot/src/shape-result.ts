@@ -1,4 +1,4 @@
-import type { ResultShape } from '@toolhost/contracts';
+import { type ResultShape, ToolhostError } from '@toolhost/contracts';
 
 /** The model sees at most this many UTF-8 bytes of one result's text. */
 export const MAX_MODEL_RESULT_BYTES = 32 * 1024;
@@ -78,6 +78,7 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
   const bytes = Buffer.from(options.text, 'utf8');
   let stored: StoredResult | undefined;
   let storeError: string | undefined;
+  let storeFailure: string | undefined;
   if (options.store) {
     try {
       stored = await options.store.put({
@@ -87,14 +88,17 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
       });
     } catch (error) {
       storeError = error instanceof Error ? error.message : String(error);
+      // A toolhost error (DISK_FULL from a full disk or the stored-results budget) is named in the marker.
+      storeFailure = ToolhostError.isInstance(error) ? error.toModelText() : undefined;
     }
   } else {
     storeError = 'no result store is configured';
   }
+  const shaping = storeFailure === undefined ? options : { ...options, storeFailure };
   const shaped =
     options.shape === 'read'
-      ? cutPrefix(bytes, options, stored, maxBytes)
-      : cutHeadTail(bytes, options, stored, maxBytes);
+      ? cutPrefix(bytes, shaping, stored, maxBytes)
+      : cutHeadTail(bytes, shaping, stored, maxBytes);
   return storeError === undefined ? shaped : { ...shaped, storeError };
 }
 
@@ -192,9 +196,15 @@ interface MarkerInput {
   readonly keptBytes: number;
 }
 
-function recipe(callId: string, stored: StoredResult | undefined, offset: number): string {
+function recipe(
+  callId: string,
+  stored: StoredResult | undefined,
+  offset: number,
+  storeFailure?: string | undefined,
+): string {
   if (!stored) {
-    return 'The full original could not be kept; re-run the original tool with narrower arguments.';
+    const why = storeFailure === undefined ? '' : ` (${boundedField(storeFailure, 300)})`;
+    return `The full original could not be kept${why}; re-run the original tool with narrower arguments.`;
   }
   const args = JSON.stringify({
     tool_call_id: callId,
@@ -210,7 +220,7 @@ function truncationMarker(
 ): string {
   const { options, stored } = input;
   const callId = markerCallId(options.callId);
-  return `\n\n[output truncated by the host: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}; bytes ${input.omittedFrom}..${input.omittedTo} are omitted here. ${recipe(callId.exact, stored, input.omittedFrom)}]\n\n`;
+  return `\n\n[output truncated by the host: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}; bytes ${input.omittedFrom}..${input.omittedTo} are omitted here. ${recipe(callId.exact, stored, input.omittedFrom, (options as ShapingOptions).storeFailure)}]\n\n`;
 }
 
 function readMarker(input: MarkerInput & { readonly nextOffset: number | undefined }): string {
@@ -220,7 +230,7 @@ function readMarker(input: MarkerInput & { readonly nextOffset: number | undefin
     input.nextOffset === undefined
       ? 'Continue by calling read_file again with a larger offset.'
       : `Continue with read_file offset=${input.nextOffset} (next_offset=${input.nextOffset}).`;
-  return `\n[INCOMPLETE READ: the host cut this window at a line boundary to fit the result limit: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}. Lines after the last one shown were not read into context. ${resume} ${recipe(callId.exact, stored, input.keptBytes)}]`;
+  return `\n[INCOMPLETE READ: the host cut this window at a line boundary to fit the result limit: tool=${boundedField(options.toolName)} call_id=${callId.shown} result_ref=${stored?.resultRef ?? 'none'} original_bytes=${input.originalBytes} kept_bytes=${input.keptBytes}. Lines after the last one shown were not read into context. ${resume} ${recipe(callId.exact, stored, input.keptBytes, (options as ShapingOptions).storeFailure)}]`;
 }
 
 /** Fields in the marker are bounded to 128 bytes; a call id over 256 characters is replaced by a placeholder. */
@@ -230,11 +240,14 @@ function markerCallId(callId: string): { shown: string; exact: string } {
   return { shown: boundedField(callId), exact: callId };
 }
 
-function boundedField(text: string): string {
-  if (Buffer.byteLength(text) <= 128) return text;
+function boundedField(text: string, maxBytes = 128): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
-  return `${bytes.subarray(0, charBoundaryBefore(bytes, 125)).toString('utf8')}...`;
+  return `${bytes.subarray(0, charBoundaryBefore(bytes, maxBytes - 3)).toString('utf8')}...`;
 }
+
+/** The shaping options plus why the store refused the body (its model text), when it did. */
+type ShapingOptions = ShapeResultOptions & { readonly storeFailure?: string };
 
 function isContinuation(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;

@@ -73,8 +73,12 @@ const SESSION_TOOL_RESULT_DESCRIPTION = `Pages the full text of a tool result th
 const MAX_RESOLUTION_ERROR_BYTES = 4096;
 const CLIENT_VERSION = '0.1.0';
 
-/** Default MCP timeouts (ms): handshake 5 s, request 60 s (extended by progress), hard total 10 min. */
-export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { handshakeMs: 5_000, requestMs: 60_000, totalMs: 600_000 };
+/**
+ * Default MCP timeouts (ms): handshake 5 s, request 60 s (extended by progress), hard total 2 min
+ * (the shell's default foreground timeout; a server's `timeouts` in `mcpServers` may raise it, to at
+ * most an hour). A call past its timeout is cancelled (`notifications/cancelled`).
+ */
+export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { handshakeMs: 5_000, requestMs: 60_000, totalMs: 120_000 };
 
 /** Default limits: 16 MiB per message, 20 garbage lines, 2 s close grace, 1 MiB of stderr log per process. */
 export const DEFAULT_MCP_LIMITS: McpLimits = {
@@ -292,7 +296,15 @@ export function createCapabilityProxy(options: CapabilityProxyOptions): Capabili
     validator,
     useCapabilitySchemaHash: sha256Hex(canonicalSchemaJson(useCapabilityArgumentsSchema)),
     sessionSchemaHash: sha256Hex(canonicalSchemaJson(sessionToolResultArgumentsSchema)),
-    timeouts,
+    // The longest a call may take: the slowest server's handshake plus its hard total.
+    timeouts: {
+      ...timeouts,
+      handshakeMs: Math.max(
+        timeouts.handshakeMs,
+        ...parsed.value.map((server) => server.timeouts.handshakeMs ?? 0),
+      ),
+      totalMs: Math.max(timeouts.totalMs, ...parsed.value.map((server) => server.timeouts.totalMs ?? 0)),
+    },
     closed: false,
   };
   const frontends = new Set<Frontend>();
@@ -619,6 +631,14 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     return undefined;
   }
 
+  /** A listed MCP tool the proxy will not call (its schema is not usable): nothing starts, nothing is sent. */
+  function unusableTool(id: string, tool: McpToolSchema): ToolhostError {
+    return unavailable(`${id} cannot be used: ${tool.unusable}`, {
+      reason: 'tool_unusable',
+      capabilityId: id,
+    });
+  }
+
   function unavailable(message: string, details: Record<string, unknown> = {}): ToolhostError {
     return new ToolhostError({
       code: 'CAPABILITY_UNAVAILABLE',
@@ -722,6 +742,10 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     const hints = hintText(tool.annotations);
     const lines = [`${mcpToolCapabilityId(server, tool.name)}${tool.title ? ` (${tool.title})` : ''}`];
     if (tool.description) lines.push(tool.description);
+    if (tool.unusable !== undefined) {
+      lines.push(`Unusable: ${tool.unusable}; calling it is refused (the server's other tools work).`);
+      return lines.join('\n');
+    }
     if (hints) lines.push(`Hints${trusted ? '' : ' (claimed by the server, untrusted)'}: ${hints}`);
     lines.push(`Schema (fingerprint ${tool.schemaFingerprint}): ${JSON.stringify(tool.inputSchema)}`);
     lines.push(
@@ -928,6 +952,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
         }),
       );
     }
+    if (resolved.schema?.unusable !== undefined) return errorResult(unusableTool(id, resolved.schema));
     // Validate against the known schema before anything starts (behaviours 17 and 76).
     let validated: Record<string, unknown> | undefined;
     let validatedHash: string | undefined;
@@ -950,6 +975,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
         ),
       );
     }
+    if (live.unusable !== undefined) return errorResult(unusableTool(id, live));
     if (validatedHash !== live.schemaHash) {
       const checked = validateMcpArguments(id, live, args);
       if (!checked.ok) return checked.result;
@@ -1009,10 +1035,14 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     const tools = connection.liveTools ?? [];
     const lines = [`connected MCP server "${connection.server.name}"; ${tools.length} tools:`];
     for (const tool of tools) {
+      const id = mcpToolCapabilityId(connection.server.name, tool.name);
       lines.push(
-        `- ${mcpToolCapabilityId(connection.server.name, tool.name)}: ${bounded(firstLine(tool.description), 160)}`,
+        tool.unusable !== undefined
+          ? `- ${id}: (unusable: ${tool.unusable})`
+          : `- ${id}: ${bounded(firstLine(tool.description), 160)}`,
       );
     }
+    for (const note of connection.listingNotes) lines.push(`Note: ${note}.`);
     lines.push('Next: inspect one id for its schema, then call it with its parameters in `arguments`.');
     return {
       ok: true,
@@ -1180,7 +1210,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     annotations: { readOnly: true, destructive: false },
     execution: {
       mode: 'parallel',
-      // Long enough for a handshake plus the hard total of an MCP call; the real bounds are inside.
+      // Long enough for the slowest server's handshake plus its hard total; the real bounds are inside.
       timeoutMs: shared.timeouts.handshakeMs + shared.timeouts.totalMs + 30_000,
       abortable: true,
     },

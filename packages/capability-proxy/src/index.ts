@@ -47,9 +47,16 @@ export {
 } from './mcp-config.js';
 export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from './mcp-connection.js';
 export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
-export { type McpToolSchema, mapAnnotations, schemaCachePath } from './mcp-tools.js';
+export {
+  MCP_TOOL_LIMITS,
+  type McpToolSchema,
+  mapAnnotations,
+  type NormalizedMcpTools,
+  schemaCachePath,
+} from './mcp-tools.js';
 export {
   createResultStore,
+  DEFAULT_RESULT_DISK_BYTES,
   type PageToolResultOptions,
   type PutToolResultOptions,
   type PutToolResultValue,

@@ -25,6 +25,16 @@ export interface McpServerConfig {
   readonly disabled?: boolean;
   /** Default false. Only a trusted server's tool annotations are passed to the permission step as trusted hints. */
   readonly trusted?: boolean;
+  /**
+   * toolhost's own per-server timeouts in ms, over the proxy's (`handshakeMs` 5000, `requestMs`
+   * 60000 without an answer or progress, `totalMs` 120000 hard, whatever progress says); each an
+   * integer from 1 to 3600000.
+   */
+  readonly timeouts?: {
+    readonly handshakeMs?: number;
+    readonly requestMs?: number;
+    readonly totalMs?: number;
+  };
 }
 
 /** The `mcpServers` object of a configuration file. */
@@ -45,6 +55,12 @@ export interface ResolvedMcpServer {
   readonly headers: Readonly<Record<string, string>>;
   readonly enabled: boolean;
   readonly trusted: boolean;
+  /** The server's own timeouts, over the proxy's. */
+  readonly timeouts: {
+    readonly handshakeMs?: number;
+    readonly requestMs?: number;
+    readonly totalMs?: number;
+  };
   /**
    * SHA-256 over name, transport, command, args, URL, working directory and the sorted **names** of
    * env variables and headers (never their values): the schema cache is valid only for this key.
@@ -66,6 +82,10 @@ const TRANSPORT_HINTS: Readonly<Record<string, McpTransportKind>> = {
   sse: 'sse',
 };
 
+const TIMEOUT_KEYS = new Set(['handshakeMs', 'requestMs', 'totalMs']);
+/** The longest per-server timeout a configuration may set: one hour. */
+const MAX_SERVER_TIMEOUT_MS = 3_600_000;
+
 const KNOWN_FIELDS = new Set([
   'command',
   'args',
@@ -78,6 +98,7 @@ const KNOWN_FIELDS = new Set([
   'enabled',
   'disabled',
   'trusted',
+  'timeouts',
   // Fields other clients write that carry no meaning here; accepted so one file serves all of them.
   'description',
   'timeout',
@@ -135,6 +156,33 @@ export function parseMcpServers(raw: unknown): Result<ResolvedMcpServer[], Toolh
         return err(invalid(`${field}.${key}`, 'must be true or false'));
       }
     }
+    const timeouts: Record<string, number> = {};
+    if (config.timeouts !== undefined) {
+      if (typeof config.timeouts !== 'object' || config.timeouts === null || Array.isArray(config.timeouts)) {
+        return err(invalid(`${field}.timeouts`, 'must be an object with handshakeMs, requestMs or totalMs'));
+      }
+      for (const [key, value] of Object.entries(config.timeouts)) {
+        if (!TIMEOUT_KEYS.has(key)) {
+          return err(
+            invalid(
+              `${field}.timeouts.${key}`,
+              'is not a known timeout; use handshakeMs, requestMs or totalMs',
+            ),
+          );
+        }
+        if (
+          typeof value !== 'number' ||
+          !Number.isInteger(value) ||
+          value < 1 ||
+          value > MAX_SERVER_TIMEOUT_MS
+        ) {
+          return err(
+            invalid(`${field}.timeouts.${key}`, `must be an integer from 1 to ${MAX_SERVER_TIMEOUT_MS} (ms)`),
+          );
+        }
+        timeouts[key] = value;
+      }
+    }
     let transport: McpTransportKind;
     if (hint !== undefined) {
       const kind = TRANSPORT_HINTS[hint.toLowerCase()];
@@ -182,6 +230,7 @@ export function parseMcpServers(raw: unknown): Result<ResolvedMcpServer[], Toolh
       headers,
       enabled,
       trusted: config.trusted === true,
+      timeouts,
       cacheKey,
       slug: slugOf(name),
     });

@@ -11,7 +11,14 @@ import {
 } from '@toolhost/contracts';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
-import { type McpToolSchema, normalizeMcpTools, readSchemaCache, writeSchemaCache } from './mcp-tools.js';
+import {
+  MCP_TOOL_LIMITS,
+  type McpToolSchema,
+  normalizeMcpTools,
+  readSchemaCache,
+  writeSchemaCache,
+} from './mcp-tools.js';
+import { createBoundedFetch } from './bounded-fetch.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
 
@@ -21,7 +28,12 @@ export interface McpTimeouts {
   readonly handshakeMs: number;
   /** One request without an answer or a progress notification; default 60000 (progress extends it). */
   readonly requestMs: number;
-  /** One call in total, whatever progress says; default 600000. */
+  /**
+   * One call in total, whatever progress says; default 120000. A call past it (or past `requestMs`
+   * without progress) is cancelled with `notifications/cancelled`; a server that keeps sending
+   * progress for it longer than `closeGraceMs` after that ignored the cancellation, and its
+   * connection is dropped (a stdio server's whole process group ends; the next call reconnects).
+   */
   readonly totalMs: number;
 }
 
@@ -31,7 +43,10 @@ export interface McpLimits {
   readonly maxMessageBytes: number;
   /** Non-JSON-RPC stdout lines tolerated before the connection is declared broken; default 20. */
   readonly maxGarbageLines: number;
-  /** Grace after closing stdin, then after SIGTERM; default 2000. */
+  /**
+   * Grace after closing stdin, then after SIGTERM; default 2000. Also how long a server may still
+   * report progress on a call it was asked to cancel before its connection is dropped.
+   */
   readonly closeGraceMs: number;
   /** Bytes of a server's stderr logged per process; default 1 MiB. */
   readonly maxLogBytes: number;
@@ -76,6 +91,11 @@ export interface McpConnection {
   cachedTools(): readonly McpToolSchema[] | undefined;
   /** The reason of the last failure (value-free). */
   readonly lastError: string | undefined;
+  /**
+   * What the last live `tools/list` left out, value-free (entries without a valid name, repeated
+   * names, tools beyond the cap, pages beyond the cap), for the model; empty when nothing was.
+   */
+  readonly listingNotes: readonly string[];
   /** The stdio server's pid while it runs. */
   readonly pid: number | undefined;
   readonly transportUsed: McpTransportUsed | undefined;
@@ -103,13 +123,15 @@ interface LiveSession {
 
 /** Creates the connection object of one configured server (nothing starts). */
 export function createMcpConnection(options: McpConnectionOptions): McpConnection {
-  const { server, timeouts, limits } = options;
+  const { server, limits } = options;
+  const timeouts: McpTimeouts = { ...options.timeouts, ...server.timeouts };
   let status: McpServerStatus = server.enabled ? 'configured' : 'disabled';
   let live: LiveSession | undefined;
   let liveTools: McpToolSchema[] | undefined;
   let cached: McpToolSchema[] | undefined;
   let cacheRead = false;
   let lastError: string | undefined;
+  let listingNotes: readonly string[] = [];
   let attempt: Promise<Result<readonly McpToolSchema[], ToolhostError>> | undefined;
   let attemptController: AbortController | undefined;
   let generation = 0;
@@ -166,11 +188,16 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       client.onerror = () => undefined;
       try {
         await untilAborted(client.connect(transport, { timeout: timeouts.handshakeMs, signal }), signal);
-        const tools = await untilAborted(listAllTools(client, timeouts.handshakeMs, signal), signal);
-        return ok({ session: { client, transport, kind }, tools });
+        const session: LiveSession = { client, transport, kind };
+        watchCancellations(session);
+        const listed = await untilAborted(listAllTools(client, timeouts.handshakeMs, signal), signal);
+        listingNotes = listed.notes;
+        return ok({ session, tools: listed.tools });
       } catch (error) {
-        await closeQuietly(client, transport);
+        // Described before closing: a server that exits once its stdin closes must not have its
+        // exit ("exited with code 0") reported instead of the real failure.
         const failure = describeConnectError(error, transport, signal);
+        await closeQuietly(client, transport);
         lastFailure = failure;
         // Legacy servers answer the Streamable HTTP POST with a 4xx (404, 405): try SSE (spec fallback).
         const fallback =
@@ -254,24 +281,43 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       return err(connectFailed('has an invalid URL', 'config', error));
     }
     const requestInit: RequestInit = { headers };
-    return ok(
+    // One holder per transport: the bounded fetch reports an over-large message here, and a call or
+    // a handshake that fails because of it says so (like the stdio transport's `failure`).
+    const holder: { transport?: Transport; failure?: string } = {};
+    const fetch = createBoundedFetch(limits.maxMessageBytes, (reason) => {
+      if (holder.failure) return;
+      holder.failure = reason;
+      if (live && live.transport === holder.transport) dropSession(live, reason);
+      else attemptController?.abort(oversizedMessage);
+    });
+    const transport =
       kind === 'sse'
-        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit })
+        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit, fetch })
         : new (loadedMcpSdk().StreamableHTTPClientTransport)(target, {
             requestInit,
+            fetch,
             reconnectionOptions: {
               maxRetries: 2,
               initialReconnectionDelay: 500,
               maxReconnectionDelay: 5_000,
               reconnectionDelayGrowFactor: 2,
             },
-          }),
-    );
+          });
+    holder.transport = transport;
+    httpFailures.set(transport, holder);
+    return ok(transport);
+  }
+
+  /** Why a transport gave up on its server (garbage, an over-large message), stdio or HTTP. */
+  function transportFailure(transport: Transport): string | undefined {
+    return (transport as Partial<StdioTransport>).failure ?? httpFailures.get(transport)?.failure;
   }
 
   function describeConnectError(error: unknown, transport: Transport, signal: AbortSignal): ToolhostError {
+    if (ToolhostError.isInstance(error) && error.code === 'MCP_CONNECT_FAILED') return error;
     const stdio = transport as Partial<StdioTransport>;
-    if (stdio.failure) return connectFailed(stdio.failure, 'protocol', error);
+    const failure = transportFailure(transport);
+    if (failure) return connectFailed(failure, 'protocol', error);
     if (signal.aborted) {
       const reason = signal.reason;
       if (reason === closedWhileConnecting)
@@ -319,38 +365,134 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   async function refreshTools(client: Client): Promise<void> {
     if (!live || live.client !== client) return;
     try {
-      const tools = await listAllTools(client, timeouts.requestMs, undefined);
+      const listed = await listAllTools(client, timeouts.requestMs, undefined);
       if (!live || live.client !== client) return;
-      liveTools = tools;
-      remember(tools);
-      options.onToolsChanged?.(server.name, tools);
+      liveTools = listed.tools;
+      listingNotes = listed.notes;
+      remember(listed.tools);
+      options.onToolsChanged?.(server.name, listed.tools);
     } catch {
       // The previous list stays; the next connect lists again.
     }
   }
 
+  /**
+   * Reads every page of `tools/list` as a plain result and checks it tool by tool: the SDK's own
+   * `listTools` validates the whole list at once, so one tool without `inputSchema` failed the
+   * handshake of the whole server (reported as "exited with code 0"), and it compiles every
+   * `outputSchema` with ajv, where a hostile, deeply nested one would overflow the stack. Each page
+   * is normalised at once (only bounded, canonical tools are kept), pages and tools are capped.
+   */
   async function listAllTools(
     client: Client,
     timeout: number,
     signal: AbortSignal | undefined,
-  ): Promise<McpToolSchema[]> {
-    const raw: unknown[] = [];
+  ): Promise<{ tools: McpToolSchema[]; notes: string[] }> {
+    const { ResultSchema } = loadedMcpSdk();
+    const byName = new Map<string, McpToolSchema>();
+    let dropped = 0;
+    let overflow = 0;
     let cursor: string | undefined;
-    // A bounded number of pages: a server that keeps returning cursors must not hang the connect.
-    for (let page = 0; page < 100; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout,
-        ...(signal ? { signal } : {}),
-      });
-      raw.push(...result.tools);
-      cursor = result.nextCursor;
-      if (!cursor) break;
+    let morePages = false;
+    for (let page = 0; page < MCP_TOOL_LIMITS.maxPages; page++) {
+      const result = (await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        ResultSchema,
+        { timeout, ...(signal ? { signal } : {}) },
+      )) as Record<string, unknown>;
+      if (!Array.isArray(result.tools)) {
+        throw new ToolhostError({
+          code: 'MCP_CONNECT_FAILED',
+          message: `MCP server "${server.name}" answered tools/list without a tools array`,
+          signature: `mcp_connect:${server.name}:protocol`,
+          details: { server: server.name, reason: 'protocol', remoteDispatched: false },
+        });
+      }
+      const normalized = normalizeMcpTools(result.tools, options.validator);
+      dropped += normalized.dropped;
+      overflow += normalized.overflow;
+      for (const tool of normalized.tools) {
+        if (byName.has(tool.name)) dropped++;
+        else if (byName.size >= MCP_TOOL_LIMITS.maxTools) overflow++;
+        else byName.set(tool.name, tool);
+      }
+      cursor =
+        typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+      morePages = cursor !== undefined;
+      if (!cursor || byName.size >= MCP_TOOL_LIMITS.maxTools) break;
     }
-    return normalizeMcpTools(raw, options.validator).tools;
+    const tools = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const notes: string[] = [];
+    if (dropped > 0) {
+      notes.push(
+        `${dropped} entries of its tool list were ignored (not an object, no valid name, or a repeated name)`,
+      );
+    }
+    if (overflow > 0 || (morePages && byName.size >= MCP_TOOL_LIMITS.maxTools)) {
+      notes.push(
+        `it lists more than ${MCP_TOOL_LIMITS.maxTools} tools; only the first ${MCP_TOOL_LIMITS.maxTools} are kept`,
+      );
+    } else if (morePages) {
+      notes.push(`its tool list has more than ${MCP_TOOL_LIMITS.maxPages} pages; the rest were not read`);
+    }
+    const unusable = tools.filter((tool) => tool.unusable !== undefined).length;
+    if (unusable > 0) notes.push(`${unusable} of its tools cannot be used (each says why)`);
+    return { tools, notes };
+  }
+
+  /**
+   * Watches one session for a server that ignores `notifications/cancelled`: the SDK sends it when
+   * a call times out or is aborted, and then forgets the call, so progress the server keeps sending
+   * for that request would go unnoticed while the server keeps working (and, over stdio, keeps a
+   * process busy). Progress for a cancelled request arriving more than `closeGraceMs` after the
+   * cancellation drops the connection. A server that stays silent after a cancellation is not
+   * punished: nothing shows that it is still working.
+   */
+  function watchCancellations(session: LiveSession): void {
+    const { transport } = session;
+    const cancelledAt = new Map<string | number, number>();
+    const send = transport.send.bind(transport);
+    transport.send = (message, sendOptions) => {
+      const record = message as { method?: unknown; params?: { requestId?: unknown } };
+      const requestId = record.params?.requestId;
+      if (
+        record.method === 'notifications/cancelled' &&
+        (typeof requestId === 'string' || typeof requestId === 'number')
+      ) {
+        cancelledAt.set(requestId, Date.now());
+        // Bounded: forget the oldest cancellations of a long session.
+        if (cancelledAt.size > 256) cancelledAt.delete(cancelledAt.keys().next().value as string | number);
+      }
+      return send(message, sendOptions);
+    };
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const record = message as { id?: unknown; method?: unknown; params?: { progressToken?: unknown } };
+      if (record.method === 'notifications/progress') {
+        const token = record.params?.progressToken;
+        const at =
+          typeof token === 'string' || typeof token === 'number' ? cancelledAt.get(token) : undefined;
+        if (at !== undefined && Date.now() - at > limits.closeGraceMs) {
+          cancelledAt.delete(token as string | number);
+          dropSession(
+            session,
+            `kept working on a call it was asked to cancel (progress more than ${limits.closeGraceMs} ms after notifications/cancelled), so its connection was dropped`,
+          );
+          return;
+        }
+      } else if (
+        record.method === undefined &&
+        (typeof record.id === 'string' || typeof record.id === 'number')
+      ) {
+        // A late answer: the server finished the cancelled call after all.
+        cancelledAt.delete(record.id);
+      }
+      deliver?.(message, extra);
+    };
   }
 
   function remember(tools: McpToolSchema[]): void {
-    cached = tools.filter((tool) => tool.schemaValid);
+    cached = tools.filter((tool) => tool.schemaValid && tool.unusable === undefined);
     cacheRead = true;
     if (options.stateDir) writeSchemaCache(options.stateDir, server, tools);
   }
@@ -415,6 +557,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     get lastError() {
       return lastError;
     },
+    get listingNotes() {
+      return listingNotes;
+    },
     get pid() {
       return (live?.transport as Partial<StdioTransport> | undefined)?.pid;
     },
@@ -464,7 +609,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           {
             timeout: timeouts.requestMs,
             resetTimeoutOnProgress: true,
-            maxTotalTimeout: timeouts.totalMs,
+            // No `maxTotalTimeout`: the SDK enforces it on the next progress notification without
+            // sending `notifications/cancelled`, so the server would never hear that its call is
+            // over. The hard total is the timer above, which aborts the signal: the SDK then cancels.
             signal: controller.signal,
             // Passing a progress callback is what makes the SDK attach a progress token, without
             // which servers send no progress and `resetTimeoutOnProgress` never fires.
@@ -516,9 +663,10 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           );
         }
         const stdio = session.transport as Partial<StdioTransport>;
-        if (stdio.failure) {
-          dropSession(session, stdio.failure);
-          return err(callFailed(call.tool, stdio.failure, 'protocol', error));
+        const failure = transportFailure(session.transport);
+        if (failure) {
+          dropSession(session, failure);
+          return err(callFailed(call.tool, failure, 'protocol', error));
         }
         if (
           live !== session ||
@@ -608,6 +756,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
 }
 
 const handshakeTimeout = Symbol('handshake timeout');
+const oversizedMessage = Symbol('oversized message');
+// The bounded-fetch holder of each HTTP transport.
+const httpFailures = new WeakMap<Transport, { failure?: string }>();
 const totalTimeout = Symbol('total timeout');
 const closedWhileConnecting = Symbol('closed while connecting');
 

@@ -9,6 +9,7 @@ import type {
   ErrorCode,
   JSONRPCMessageSchema,
   McpError,
+  ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** The MCP SDK values this package uses. */
@@ -21,6 +22,8 @@ export interface McpSdk {
   readonly ErrorCode: typeof ErrorCode;
   readonly McpError: typeof McpError;
   readonly JSONRPCMessageSchema: typeof JSONRPCMessageSchema;
+  /** Any result object (keys passed through): `tools/list` is read with it and checked tool by tool. */
+  readonly ResultSchema: typeof ResultSchema;
 }
 
 let loaded: McpSdk | undefined;
@@ -47,6 +50,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       ErrorCode: types.ErrorCode,
       McpError: types.McpError,
       JSONRPCMessageSchema: types.JSONRPCMessageSchema,
+      ResultSchema: types.ResultSchema,
     };
     return loaded;
   });

@@ -5,7 +5,9 @@ import {
   type ArgumentValidator,
   canonicalizeSchema,
   isJsonObject,
+  isSchemaTooDeepError,
   type JsonObject,
+  MAX_SCHEMA_DEPTH,
   type ToolAnnotations,
 } from '@toolhost/contracts';
 import type { ResolvedMcpServer } from './mcp-config.js';
@@ -15,33 +17,76 @@ export interface McpToolSchema {
   readonly name: string;
   readonly title: string | undefined;
   readonly description: string;
-  /** The canonical input schema. */
+  /** The canonical input schema (the empty object schema for an unusable tool). */
   readonly inputSchema: JsonObject;
   readonly schemaHash: string;
   readonly schemaFingerprint: string;
   /** False when the schema does not compile; such a tool is called unvalidated and never cached. */
   readonly schemaValid: boolean;
+  /**
+   * Why the tool cannot be called at all (value-free, for the model: "its input schema nests deeper
+   * than 128 levels ..."), or undefined. Such a tool is listed with the reason, refused when called,
+   * and never cached; the server's other tools are unaffected.
+   */
+  readonly unusable?: string | undefined;
   /** The server's hints mapped onto the contract's four (a hint the server did not give stays unknown). */
   readonly annotations: ToolAnnotations;
+}
+
+/** Bounds on what one server's `tools/list` may make the proxy keep. */
+export const MCP_TOOL_LIMITS = {
+  /** Tools kept per server; entries beyond are ignored (and counted). */
+  maxTools: 1_000,
+  /** `tools/list` pages read per listing; a server that keeps sending cursors is cut off here. */
+  maxPages: 100,
+  /** A description longer than this many characters is cut (with a note); titles at 256. */
+  maxDescriptionChars: 8_192,
+  /** A canonical input schema larger than this (UTF-8 bytes of its JSON) makes the tool unusable. */
+  maxSchemaBytes: 128 * 1024,
+} as const;
+
+/** What {@link normalizeMcpTools} returns. */
+export interface NormalizedMcpTools {
+  readonly tools: McpToolSchema[];
+  /** Entries dropped: not an object, no valid name, or a duplicate name. */
+  readonly dropped: number;
+  /** Entries beyond {@link MCP_TOOL_LIMITS}.maxTools, ignored. */
+  readonly overflow: number;
 }
 
 // MCP allows up to 128 characters; anything printable without whitespace.
 const MCP_TOOL_NAME_PATTERN = /^[^\s\u0000-\u001f\u007f]{1,128}$/;
 const CACHE_VERSION = 1;
+const EMPTY_SCHEMA: JsonObject = Object.freeze({
+  properties: Object.freeze({}),
+  type: 'object',
+}) as JsonObject;
+const EMPTY_SCHEMA_HASH = createHash('sha256').update(JSON.stringify(EMPTY_SCHEMA), 'utf8').digest('hex');
 
 /**
- * Normalises a server's `tools/list` entries: invalid names, non-object schemas and duplicates are
- * dropped (reported by count), schemas canonicalised and checked with the contract validator.
+ * Normalises a server's `tools/list` entries one by one, so one bad tool never costs the others:
+ * entries that are not objects, have an invalid name or repeat a name are dropped (counted); a tool
+ * without `inputSchema` (the spec requires one, but its absence has one meaning: no declared
+ * parameters) gets the empty object schema, as the canonicaliser gives any missing schema; a tool
+ * whose `inputSchema` is not an object, nests deeper than the contract's `MAX_SCHEMA_DEPTH` or is
+ * larger than {@link MCP_TOOL_LIMITS}.maxSchemaBytes is kept but marked `unusable` with the reason;
+ * descriptions and titles are bounded; at most {@link MCP_TOOL_LIMITS}.maxTools are kept. Schemas are
+ * canonicalised and checked with the contract validator.
  */
 export function normalizeMcpTools(
   raw: readonly unknown[],
   validator: ArgumentValidator | undefined,
   options: { readonly canonical?: boolean } = {},
-): { readonly tools: McpToolSchema[]; readonly dropped: number } {
+): NormalizedMcpTools {
   const tools: McpToolSchema[] = [];
   const seen = new Set<string>();
   let dropped = 0;
+  let overflow = 0;
   for (const item of raw) {
+    if (tools.length >= MCP_TOOL_LIMITS.maxTools) {
+      overflow++;
+      continue;
+    }
     const tool = normalizeOne(item, validator, options.canonical === true);
     if (!tool || seen.has(tool.name)) {
       dropped++;
@@ -51,7 +96,7 @@ export function normalizeMcpTools(
     tools.push(tool);
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { tools, dropped };
+  return { tools, dropped, overflow };
 }
 
 function normalizeOne(
@@ -62,21 +107,53 @@ function normalizeOne(
   if (!isJsonObject(item)) return undefined;
   const { name, title, description, inputSchema, annotations } = item;
   if (typeof name !== 'string' || !MCP_TOOL_NAME_PATTERN.test(name)) return undefined;
-  if (inputSchema !== undefined && !isJsonObject(inputSchema)) return undefined;
+  const base = {
+    name,
+    title: typeof title === 'string' && title.trim() ? boundedText(title.trim(), 256) : undefined,
+    description:
+      typeof description === 'string'
+        ? boundedText(description.trim(), MCP_TOOL_LIMITS.maxDescriptionChars)
+        : '',
+    annotations: mapAnnotations(annotations),
+  };
+  const unusable = (reason: string): McpToolSchema => ({
+    ...base,
+    inputSchema: EMPTY_SCHEMA,
+    schemaHash: EMPTY_SCHEMA_HASH,
+    schemaFingerprint: EMPTY_SCHEMA_HASH.slice(0, 16),
+    schemaValid: false,
+    unusable: reason,
+  });
+  if (inputSchema !== undefined && inputSchema !== null && !isJsonObject(inputSchema)) {
+    return unusable('its inputSchema is not a JSON object, so no arguments can be valid for it');
+  }
   let canonical: JsonObject;
   try {
     // Cached schemas were canonical when written; canonicalising 600 of them again would dominate a cold `list`.
     canonical =
-      trustCanonical && inputSchema !== undefined ? inputSchema : canonicalizeSchema(inputSchema ?? {});
-  } catch {
-    return undefined;
+      trustCanonical && isJsonObject(inputSchema) ? inputSchema : canonicalizeSchema(inputSchema ?? {});
+  } catch (error) {
+    if (isSchemaTooDeepError(error)) {
+      return unusable(
+        `its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels (objects and arrays), the limit for tool schemas`,
+      );
+    }
+    return unusable('its input schema cannot be read as a JSON Schema');
   }
   // A cached entry carries the hash computed when it was written; anything else is hashed here.
   const cachedHash = trustCanonical ? item.schemaHash : undefined;
-  const schemaHash =
-    typeof cachedHash === 'string' && /^[0-9a-f]{64}$/.test(cachedHash)
-      ? cachedHash
-      : createHash('sha256').update(JSON.stringify(canonical), 'utf8').digest('hex');
+  let schemaHash: string;
+  if (typeof cachedHash === 'string' && /^[0-9a-f]{64}$/.test(cachedHash)) {
+    schemaHash = cachedHash;
+  } else {
+    const json = JSON.stringify(canonical);
+    if (Buffer.byteLength(json, 'utf8') > MCP_TOOL_LIMITS.maxSchemaBytes) {
+      return unusable(
+        `its input schema is larger than ${MCP_TOOL_LIMITS.maxSchemaBytes} bytes, the limit for MCP tool schemas`,
+      );
+    }
+    schemaHash = createHash('sha256').update(json, 'utf8').digest('hex');
+  }
   // Validating `{}` compiles the schema once (cached by hash); `schemaValidated: false` means it did not
   // compile. Without a validator (cached tools, which were checked before they were written) the
   // schema is trusted here and compiled when a call first needs it.
@@ -89,15 +166,21 @@ function normalizeOne(
   });
   const schemaValid = probe === undefined || !probe.ok || probe.value.schemaValidated;
   return {
-    name,
-    title: typeof title === 'string' && title.trim() ? title.trim() : undefined,
-    description: typeof description === 'string' ? description.trim() : '',
+    ...base,
     inputSchema: canonical,
     schemaHash,
     schemaFingerprint: schemaHash.slice(0, 16),
     schemaValid,
-    annotations: mapAnnotations(annotations),
   };
+}
+
+function boundedText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never split a surrogate pair.
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)} [... cut: longer than ${max} characters]`;
 }
 
 /**
@@ -165,7 +248,7 @@ export function writeSchemaCache(
     server: server.name,
     savedAt: new Date().toISOString(),
     tools: tools
-      .filter((tool) => tool.schemaValid)
+      .filter((tool) => tool.schemaValid && tool.unusable === undefined)
       .map((tool) => ({
         name: tool.name,
         ...(tool.title === undefined ? {} : { title: tool.title }),

@@ -21,7 +21,17 @@ export const TOOL_RESULT_PAGE_DEFAULT_BYTES = 16_384;
 /** The largest `limit` a page may ask for. */
 export const TOOL_RESULT_PAGE_MAX_BYTES = 24_576;
 
+/**
+ * The default disk budget of one store's bodies: 256 MiB. Past it the oldest stored results are
+ * removed first (a later read says it was evicted), so a long session cannot fill the state
+ * directory's file system with truncated outputs.
+ */
+export const DEFAULT_RESULT_DISK_BYTES = 256 * 1024 * 1024;
+
 const DEFAULT_MAX_MEMORY_BYTES = 64 * 1024 * 1024;
+// Evicted refs remembered (per store, and kept in the index across restarts) so a late read can
+// say "evicted" rather than "unknown".
+const MAX_TOMBSTONES = 4_096;
 const DEFAULT_SPILL_BYTES = 1024 * 1024;
 const INDEX_FILE = 'index.jsonl';
 const RESULT_REF_PATTERN = /^tr-[0-9a-f]{24}$/;
@@ -39,6 +49,12 @@ export interface ResultStoreOptions {
   readonly maxMemoryBytes?: number;
   /** A body larger than this always goes to a file, never to memory; default 1 MiB. */
   readonly spillBytes?: number;
+  /**
+   * Bytes of bodies kept on disk (the durable `dir`, or the spill directory), default
+   * {@link DEFAULT_RESULT_DISK_BYTES}. Storing past it removes the oldest results first; a body
+   * larger than the whole budget is not stored (`DISK_FULL`).
+   */
+  readonly maxDiskBytes?: number;
 }
 
 /** What {@link ResultStore.put} stores: the full body of one tool result. */
@@ -109,12 +125,16 @@ export interface ResultStore {
   /**
    * Stores a body and returns its content-derived ref (synchronously, so a result shaper can write
    * the marker at once). Storing the same call id and body again returns the same ref and keeps one
-   * copy. Throws only on misuse (a closed store) or when the store cannot write its directory.
+   * copy. Past the disk budget the oldest results are evicted first. Throws `ToolhostError`
+   * `DISK_FULL` when the disk is full (ENOSPC, EDQUOT) or the body alone exceeds the budget; then
+   * nothing is left behind (no partial file, no index line). Throws on misuse (a closed store) or
+   * when the directory cannot be written for another reason.
    */
   put(options: PutToolResultOptions): PutToolResultValue;
   /**
    * The full body of one stored result. Errors: `RESULT_NOT_FOUND` (unknown id, a ref of another
-   * call, an ambiguous id without ref, a `sa_` subagent reference, a body no longer readable).
+   * call, an ambiguous id without ref, a `sa_` subagent reference, a body no longer readable, a
+   * result evicted by the disk budget: `details.reason` `evicted`).
    */
   get(lookup: ToolResultLookup): Result<{ record: StoredToolResult; body: string }, ToolhostError>;
   /**
@@ -124,8 +144,10 @@ export interface ResultStore {
    * empty, complete page. Errors: those of {@link ResultStore.get} and `RESULT_RANGE_INVALID`.
    */
   page(options: PageToolResultOptions): Result<ToolResultPage, ToolhostError>;
-  /** The metadata of every stored result, oldest first. */
+  /** The metadata of every stored result still held, oldest first. */
   entries(): readonly StoredToolResult[];
+  /** Bytes of bodies on disk now (what the disk budget counts). */
+  readonly diskBytes: number;
   /** The durable directory, if any. */
   readonly dir: string | undefined;
   /** Drops memory and removes the private spill directory (a durable `dir` is kept). Idempotent. */
@@ -136,6 +158,8 @@ interface Entry {
   readonly record: StoredToolResult;
   bytes: Buffer | undefined;
   file: string | undefined;
+  /** Removed by the disk budget: only the record is kept, to say so. */
+  evicted?: true;
 }
 
 /** The `result_ref` of a body: `tr-` + the first 24 hex characters of SHA-256(callId + "\0" + body). */
@@ -159,6 +183,10 @@ export function toolResultRecipe(options: { readonly callId: string; readonly re
 export function createResultStore(options: ResultStoreOptions = {}): ResultStore {
   const maxMemoryBytes = options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES;
   const spillBytes = Math.min(options.spillBytes ?? DEFAULT_SPILL_BYTES, maxMemoryBytes);
+  const maxDiskBytes = options.maxDiskBytes ?? DEFAULT_RESULT_DISK_BYTES;
+  if (!Number.isSafeInteger(maxDiskBytes) || maxDiskBytes < 1) {
+    throw new TypeError('maxDiskBytes must be a positive integer');
+  }
   const durableDir = options.dir;
   const entries: Entry[] = [];
   const byRef = new Map<string, Entry>();
@@ -166,14 +194,103 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
   // Memory-resident entries, least recently used first (a Map keeps insertion order).
   const resident = new Map<string, Entry>();
   let memoryBytes = 0;
+  let diskBytes = 0;
+  let tombstones = 0;
   let spillDir: string | undefined;
   let closed = false;
 
   if (durableDir) {
     mkdirSync(durableDir, { recursive: true, mode: 0o700 });
-    for (const record of loadIndex(durableDir)) {
+    const loaded = loadIndex(durableDir);
+    for (const record of loaded.records) {
       if (byRef.has(record.resultRef)) continue;
       add({ record, bytes: undefined, file: join(durableDir, `${record.resultRef}.txt`) });
+      diskBytes += record.totalBytes;
+    }
+    for (const record of loaded.evicted) {
+      if (byRef.has(record.resultRef)) continue;
+      add({ record, bytes: undefined, file: undefined, evicted: true });
+      tombstones++;
+    }
+    // A budget lowered since the last run, or another process's results: back within it now.
+    evictFor(0);
+    if (loaded.lines > 2 * (entries.length + 16)) compactIndex();
+  }
+
+  /** Removes the oldest bodies on disk until `incoming` more bytes fit the budget. */
+  function evictFor(incoming: number): void {
+    for (const entry of entries) {
+      if (diskBytes + incoming <= maxDiskBytes) break;
+      if (entry.evicted || !entry.file) continue;
+      evict(entry);
+    }
+    trimTombstones();
+  }
+
+  /** Old tombstones are forgotten (the oldest first), so the lists stay bounded. */
+  function trimTombstones(): void {
+    if (tombstones <= MAX_TOMBSTONES) return;
+    const kept: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.evicted && tombstones > MAX_TOMBSTONES) {
+        forget(entry);
+        tombstones--;
+      } else kept.push(entry);
+    }
+    entries.splice(0, entries.length, ...kept);
+  }
+
+  function evict(entry: Entry): void {
+    const file = entry.file;
+    if (file) {
+      rmSync(file, { force: true });
+      diskBytes -= entry.record.totalBytes;
+    }
+    entry.file = undefined;
+    if (entry.bytes) {
+      resident.delete(entry.record.resultRef);
+      memoryBytes -= entry.bytes.length;
+      entry.bytes = undefined;
+    }
+    entry.evicted = true;
+    tombstones++;
+    if (durableDir) {
+      try {
+        appendFileSync(
+          join(durableDir, INDEX_FILE),
+          `${JSON.stringify({ evicted: entry.record.resultRef, ...entry.record })}\n`,
+          { mode: 0o600 },
+        );
+      } catch {
+        // The body is gone either way; a store resumed later only says "unknown" instead of "evicted".
+      }
+    }
+  }
+
+  function forget(entry: Entry): void {
+    byRef.delete(entry.record.resultRef);
+    const list = byCallId.get(entry.record.callId);
+    if (!list) return;
+    const remaining = list.filter((candidate) => candidate !== entry);
+    if (remaining.length > 0) byCallId.set(entry.record.callId, remaining);
+    else byCallId.delete(entry.record.callId);
+  }
+
+  /** Rewrites the index with what is held and the remembered evictions (temp file, rename). */
+  function compactIndex(): void {
+    if (!durableDir) return;
+    const file = join(durableDir, INDEX_FILE);
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const text = entries
+      .map((entry) =>
+        JSON.stringify(entry.evicted ? { evicted: entry.record.resultRef, ...entry.record } : entry.record),
+      )
+      .join('\n');
+    try {
+      writeFileSync(temporary, text ? `${text}\n` : '', { mode: 0o600, flag: 'wx' });
+      renameSync(temporary, file);
+    } catch {
+      rmSync(temporary, { force: true });
     }
   }
 
@@ -192,12 +309,21 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
   }
 
   function writeBody(ref: string, bytes: Buffer): string {
+    if (bytes.length > maxDiskBytes) throw overBudget(bytes.length, maxDiskBytes);
+    evictFor(bytes.length);
     const dir = bodyDir();
     const file = join(dir, `${ref}.txt`);
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     // Temp file then rename: a reader never sees a half-written body, and a crash leaves none indexed.
-    writeFileSync(temporary, bytes, { mode: 0o600, flag: 'wx' });
-    renameSync(temporary, file);
+    try {
+      writeFileSync(temporary, bytes, { mode: 0o600, flag: 'wx' });
+      renameSync(temporary, file);
+    } catch (error) {
+      // A full disk leaves no partial body behind.
+      rmSync(temporary, { force: true });
+      throw isDiskFull(error) ? diskFull(error) : error;
+    }
+    diskBytes += bytes.length;
     return file;
   }
 
@@ -211,7 +337,15 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
       if (victim === entry) continue;
       const victimBytes = victim.bytes;
       if (!victimBytes) continue;
-      victim.file ??= writeBody(ref, victimBytes);
+      if (!victim.file) {
+        try {
+          victim.file = writeBody(ref, victimBytes);
+        } catch {
+          // The spill failed (a full disk): the oldest result is dropped instead, and says so later.
+          evict(victim);
+          continue;
+        }
+      }
       victim.bytes = undefined;
       resident.delete(ref);
       memoryBytes -= victimBytes.length;
@@ -222,7 +356,13 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
     if (closed) throw new Error('the result store is closed');
     const resultRef = resultRefOf(options.callId, options.body);
     const existing = byRef.get(resultRef);
-    if (existing) return putValueOf(existing.record);
+    if (existing && !existing.evicted) return putValueOf(existing.record);
+    if (existing) {
+      // Stored again after it was evicted: the tombstone makes way for the new copy.
+      forget(existing);
+      entries.splice(entries.indexOf(existing), 1);
+      tombstones--;
+    }
     const bytes = Buffer.from(options.body, 'utf8');
     const record: StoredToolResult = {
       resultRef,
@@ -235,7 +375,16 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
     const entry: Entry = { record, bytes: undefined, file: undefined };
     if (durableDir || bytes.length > spillBytes) entry.file = writeBody(resultRef, bytes);
     if (durableDir) {
-      appendFileSync(join(durableDir, INDEX_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      try {
+        appendFileSync(join(durableDir, INDEX_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      } catch (error) {
+        // Without its index line the body could never be found again: remove it, report the cause.
+        if (entry.file) {
+          rmSync(entry.file, { force: true });
+          diskBytes -= bytes.length;
+        }
+        throw isDiskFull(error) ? diskFull(error) : error;
+      }
     }
     add(entry);
     makeResident(entry, bytes);
@@ -318,6 +467,13 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
   }
 
   function unavailable(entry: Entry): ToolhostError {
+    if (entry.evicted) {
+      return notFound(
+        `the full result of this call was evicted: the host keeps at most ${maxDiskBytes} bytes of stored results and removes the oldest first; re-run ${entry.record.toolName} with narrower arguments`,
+        { reason: 'evicted', resultRef: entry.record.resultRef, maxDiskBytes },
+        null,
+      );
+    }
     return notFound(
       `the full result of this call is no longer available; re-run ${entry.record.toolName} with narrower arguments`,
       { reason: 'body_unavailable', resultRef: entry.record.resultRef },
@@ -386,7 +542,10 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
       return ok(pageOf(header(end), bytes.subarray(0, end - offset).toString('utf8')));
     },
     entries() {
-      return entries.map((entry) => entry.record);
+      return entries.filter((entry) => !entry.evicted).map((entry) => entry.record);
+    },
+    get diskBytes() {
+      return diskBytes;
     },
     get dir() {
       return durableDir;
@@ -402,6 +561,7 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
         spillDir = undefined;
         for (const entry of entries) if (entry.file?.startsWith(dir)) entry.file = undefined;
         rmSync(dir, { recursive: true, force: true });
+        diskBytes = 0;
       }
     },
   };
@@ -439,16 +599,23 @@ function rangeInvalid(
   return new ToolhostError({ code: 'RESULT_RANGE_INVALID', message, details });
 }
 
-function loadIndex(dir: string): StoredToolResult[] {
+function loadIndex(dir: string): {
+  readonly records: StoredToolResult[];
+  readonly evicted: StoredToolResult[];
+  readonly lines: number;
+} {
   let text: string;
   try {
     text = readFileSync(join(dir, INDEX_FILE), 'utf8');
   } catch {
-    return [];
+    return { records: [], evicted: [], lines: 0 };
   }
   const records: StoredToolResult[] = [];
+  const evictedRefs = new Map<string, StoredToolResult>();
+  let lines = 0;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
+    lines++;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -458,6 +625,10 @@ function loadIndex(dir: string): StoredToolResult[] {
     }
     const record = asRecord(value);
     if (!record) continue;
+    if (typeof (value as { evicted?: unknown }).evicted === 'string') {
+      evictedRefs.set(record.resultRef, record);
+      continue;
+    }
     try {
       const info = statSync(join(dir, `${record.resultRef}.txt`));
       if (info.isFile() && info.size === record.totalBytes) records.push(record);
@@ -465,7 +636,30 @@ function loadIndex(dir: string): StoredToolResult[] {
       // The body is gone: the entry is not resumable.
     }
   }
-  return records;
+  const live = records.filter((record) => !evictedRefs.has(record.resultRef));
+  return { records: live, evicted: [...evictedRefs.values()].slice(-MAX_TOMBSTONES), lines };
+}
+
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+function diskFull(cause: unknown): ToolhostError<'DISK_FULL'> {
+  return new ToolhostError({
+    code: 'DISK_FULL',
+    message: 'the file system holding the stored tool results is full, so this full result could not be kept',
+    details: { reason: 'no_space', errno: (cause as NodeJS.ErrnoException | undefined)?.code },
+    cause,
+  });
+}
+
+function overBudget(bytes: number, budget: number): ToolhostError<'DISK_FULL'> {
+  return new ToolhostError({
+    code: 'DISK_FULL',
+    message: `this result (${bytes} bytes) is larger than the host's whole budget for stored results (${budget} bytes), so it could not be kept`,
+    details: { reason: 'over_budget', bytes, maxDiskBytes: budget },
+  });
 }
 
 function asRecord(value: unknown): StoredToolResult | undefined {

@@ -24,6 +24,8 @@ export interface HttpMcpServerOptions {
   readonly token?: string;
   /** Listen on this port (default: any free one). */
   readonly port?: number;
+  /** Also offer `flood {bytes}`, which answers with a text of that many bytes. */
+  readonly flood?: boolean;
 }
 
 /** A running MCP server on 127.0.0.1, built from the SDK's own server classes. */
@@ -35,7 +37,7 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-function makeMcpServer(counter: { calls: number }): Server {
+function makeMcpServer(counter: { calls: number }, flood: boolean): Server {
   const tools = [
     {
       name: 'echo',
@@ -53,6 +55,13 @@ function makeMcpServer(counter: { calls: number }): Server {
       inputSchema: { type: 'object' as const, properties: {} },
     },
   ];
+  if (flood) {
+    tools.push({
+      name: 'flood',
+      description: 'Answers with a text of the requested size in bytes.',
+      inputSchema: { type: 'object' as const, properties: { bytes: { type: 'integer' } } } as never,
+    });
+  }
   const server = new Server(
     { name: 'test-http-server', version: '1.0.0' },
     { capabilities: { tools: { listChanged: true } } },
@@ -63,6 +72,9 @@ function makeMcpServer(counter: { calls: number }): Server {
     const name = request.params.name;
     if (name === 'echo') {
       return { content: [{ type: 'text', text: `http echo: ${String(request.params.arguments?.message)}` }] };
+    }
+    if (name === 'flood' && flood) {
+      return { content: [{ type: 'text', text: 'x'.repeat(Number(request.params.arguments?.bytes ?? 0)) }] };
     }
     if (name === 'add_tool') {
       if (!tools.some((tool) => tool.name === 'late')) {
@@ -121,7 +133,7 @@ export async function startHttpMcpServer(options: HttpMcpServerOptions): Promise
         transport.onclose = () => {
           if (transport.sessionId) transports.delete(transport.sessionId);
         };
-        const server = makeMcpServer(counter);
+        const server = makeMcpServer(counter, options.flood === true);
         servers.add(server);
         await server.connect(transport);
         await transport.handleRequest(request, response, body);
@@ -134,7 +146,7 @@ export async function startHttpMcpServer(options: HttpMcpServerOptions): Promise
       const transport = new SSEServerTransport('/messages', response);
       transports.set(transport.sessionId, transport);
       transport.onclose = () => transports.delete(transport.sessionId);
-      const server = makeMcpServer(counter);
+      const server = makeMcpServer(counter, options.flood === true);
       servers.add(server);
       await server.connect(transport);
       return;

@@ -211,6 +211,12 @@ export const ERROR_CODES = {
     summary: 'The session is open in another running host.',
     recovery: 'close that host first, or start a new session',
   },
+  DISK_FULL: {
+    kind: 'host',
+    summary:
+      'The disk, or a disk budget of the host, is full (ENOSPC, EDQUOT or a configured limit): the write did not happen and nothing was left half-written.',
+    recovery: 'free disk space or raise the budget; retrying at once will fail the same way',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

@@ -18,6 +18,13 @@ export {
 } from './errors.js';
 export { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 export {
+  isSchemaTooDeepError,
+  jsonDepthExceeds,
+  MAX_SCHEMA_DEPTH,
+  type MaxSchemaDepth,
+  schemaTooDeepError,
+} from './json-depth.js';
+export {
   BUILTIN_TOOL_NAME_PATTERN,
   createToolRegistry,
   type RegisteredTool,

@@ -5,6 +5,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalSchemaJson, sha256Hex } from './canonicalize-schema.js';
 import { ToolhostError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
+import { jsonDepthExceeds, MAX_SCHEMA_DEPTH } from './json-depth.js';
 import type { Result } from './result.js';
 import type { ToolInvocation, ToolSource } from './tool.js';
 
@@ -65,6 +66,8 @@ type Engine = Ajv | Ajv2019 | Ajv2020;
 
 interface CompiledSchema {
   readonly validate: ValidateFunction | undefined;
+  /** The schema nests deeper than {@link MAX_SCHEMA_DEPTH}: never compiled, every call refused. */
+  readonly tooDeep?: true;
   readonly engine: Engine | undefined;
   readonly compiled: object | undefined;
   /** A plain object schema (no combinators or `$ref` at the root) without an `arguments` property. */
@@ -119,10 +122,12 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
     return engines;
   }
 
-  function hashOf(schema: JsonObject, given: string | undefined): string {
+  function hashOf(schema: JsonObject, given: string | undefined): string | undefined {
     if (given) return given;
     let hash = hashes.get(schema);
     if (!hash) {
+      // Canonicalising refuses a schema nested past the limit; such a schema has no hash.
+      if (jsonDepthExceeds(schema, MAX_SCHEMA_DEPTH)) return undefined;
       hash = sha256Hex(canonicalSchemaJson(schema));
       hashes.set(schema, hash);
     }
@@ -130,6 +135,18 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
   }
 
   function compile(schema: JsonObject): CompiledSchema {
+    // ajv compiles recursively: a schema past the depth limit would overflow the stack (and the
+    // catch below would then dispatch third-party calls unvalidated). Refuse it before compiling.
+    if (jsonDepthExceeds(schema, MAX_SCHEMA_DEPTH)) {
+      return {
+        validate: undefined,
+        engine: undefined,
+        compiled: undefined,
+        wrapperHintEligible: false,
+        envelope: false,
+        tooDeep: true,
+      };
+    }
     const all = getEngines();
     const { $schema: declared, ...rest } = schema;
     const wrapperHintEligible =
@@ -188,6 +205,7 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
   return {
     validate(options) {
       const hash = hashOf(options.schema, options.schemaHash);
+      if (hash === undefined) return tooDeep(options.toolName, 'unknown');
       const fingerprint = hash.slice(0, 16);
       const invocation = options.invocation ?? { kind: 'direct' };
       const parsed = parseArguments(options.arguments);
@@ -203,6 +221,7 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
         );
       }
       const entry = compiledFor(options.schema, hash);
+      if (entry.tooDeep) return tooDeep(options.toolName, fingerprint);
       if (!entry.validate) {
         if (options.source === 'builtin' || options.source === 'hosted') {
           return {
@@ -226,7 +245,28 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
       }
       // ajv's validate is a type guard; call it as a plain predicate so `value` keeps its type below.
       const check = entry.validate as (data: unknown) => boolean;
-      if (check(value)) return { ok: true, value: { arguments: value, schemaValidated: true } };
+      let valid: boolean;
+      try {
+        valid = check(value);
+      } catch (error) {
+        // A recursive schema ($ref to itself) walks the data as deep as it goes: arguments nested
+        // tens of thousands of levels overflow the stack. That is the call's fault, not a crash.
+        if (!(error instanceof RangeError)) throw error;
+        return failure(
+          options.toolName,
+          fingerprint,
+          [
+            {
+              path: '/',
+              keyword: 'depth',
+              expected: 'arguments nested less deeply (they exceed what the host validates)',
+            },
+          ],
+          invocation,
+          undefined,
+        );
+      }
+      if (valid) return { ok: true, value: { arguments: value, schemaValidated: true } };
       const violations = violationsOf(entry.validate.errors ?? []);
       let wrapperHint = false;
       if (entry.wrapperHintEligible) {
@@ -295,6 +335,28 @@ export function validateArguments(
   options: ValidateArgumentsOptions,
 ): Result<ValidatedArguments, ToolhostError> {
   return defaultValidator.validate(options);
+}
+
+/** A schema past the depth limit: refused for every source (an MCP tool's is never dispatched unvalidated). */
+function tooDeep(toolName: string, fingerprint: string): { ok: false; error: ToolhostError } {
+  const name = boundedName(toolName);
+  return {
+    ok: false,
+    error: new ToolhostError({
+      code: 'HOST_CONFIGURATION',
+      message: `tool "${name}" has an input schema nested deeper than ${MAX_SCHEMA_DEPTH} levels (the limit for tool schemas); execution was not dispatched`,
+      recovery: "use another tool; the tool's schema must be flattened by whoever provides it",
+      signature: `argument_validation:${toolName}:${fingerprint}:schema_depth`,
+      details: {
+        toolName,
+        schemaFingerprint: fingerprint,
+        category: 'schema',
+        reason: 'schema_too_deep',
+        limit: MAX_SCHEMA_DEPTH,
+        remoteDispatched: false,
+      },
+    }),
+  };
 }
 
 function failure(

@@ -11,6 +11,7 @@ import { applySchemaFixes } from './schema-fixes.js';
 import { compileGeminiOpenApi, toGeminiWireTypes } from './schema-gemini-openapi.js';
 import { compileOpenAIStrict, StrictUnsupportedError } from './schema-openai-strict.js';
 import { moveToDescription, OPENAI_ROOT_REJECTED } from './schema-common.js';
+import { MAX_SCHEMA_DEPTH, schemaTooDeep } from './schema-depth.js';
 import { normalizeRoot, QuarantineError } from './schema-root.js';
 import { PROVIDER_LIMITS, type ProviderViolation, validateForProvider } from './validate-for-provider.js';
 
@@ -101,7 +102,9 @@ interface CompiledFunction {
  * Pure and byte-deterministic: the same input and options give identical JSON, and with the
  * default `order: 'name'` the order of the input does not matter. Throws `DialectError`
  * `CONFIG_INVALID` for an unknown dialect, a tool list that is not an array of `{ name: string }`
- * objects, duplicate names, or a function tool whose wire name equals a hosted tool's name.
+ * objects, a schema nested deeper than the contract's `MAX_SCHEMA_DEPTH` (128; `details.reason`
+ * `schema_too_deep`, checked first because every compiler below recurses), duplicate names, or a
+ * function tool whose wire name equals a hosted tool's name.
  */
 export function compileTools(modelTools: readonly ModelTool[], options: CompileToolsOptions): CompiledTools {
   const dialect = options?.dialect;
@@ -124,6 +127,18 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
         code: 'CONFIG_INVALID',
         message: 'each tool must be an object with a string `name`',
         details: { index },
+      });
+    }
+    if (schemaTooDeep(tool.inputSchema)) {
+      throw new DialectError({
+        code: 'CONFIG_INVALID',
+        message: `the input schema of tool "${tool.name.slice(0, 128)}" nests deeper than ${MAX_SCHEMA_DEPTH} levels (objects and arrays), the limit for tool schemas`,
+        details: {
+          index,
+          toolName: tool.name.slice(0, 128),
+          reason: 'schema_too_deep',
+          limit: MAX_SCHEMA_DEPTH,
+        },
       });
     }
   });

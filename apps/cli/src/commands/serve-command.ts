@@ -1,11 +1,10 @@
-import type { Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
 import { createMcpServer } from '../mcp-server.js';
 import { openHost } from '../open-host.js';
 import { VERSION } from '../run-cli.js';
 import { startHttpServer } from '../serve-http.js';
+import { createStdioServerTransport } from '../stdio-server-transport.js';
 
 function parsePort(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
@@ -17,7 +16,8 @@ function parsePort(text: string): number {
 
 /**
  * `toolhost serve [--http PORT]`: the host's provider surface as an MCP server. Over stdio (the
- * default) it serves until stdin ends; over HTTP until SIGINT/SIGTERM. Either way it then closes the
+ * default) it serves until stdin ends; over HTTP until SIGINT/SIGTERM. A message larger than
+ * `MAX_SERVE_MESSAGE_BYTES` (4 MiB) is refused with a JSON-RPC error and serving goes on. Either way it then closes the
  * MCP sessions and the host, which ends running calls, jobs and MCP servers. Nobody can be asked for
  * approval through MCP here, so calls that need it fail closed (`APPROVAL_REQUIRED`).
  */
@@ -52,7 +52,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
     }
     const session = await host.openSession();
     const server = createMcpServer(session, { version: VERSION });
-    const transport = new StdioServerTransport(io.stdin, io.stdout as unknown as Writable);
+    const transport = createStdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
     const ended = new Promise<void>((resolve) => {
       const done = () => resolve();
       transport.onclose = done;

@@ -1,7 +1,8 @@
-import { createInterface } from 'node:readline';
 import type { Session } from '@toolhost/boot';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
+import type { JsonRpcId } from '../json-rpc-limits.js';
+import { createLineQueue } from '../line-queue.js';
 import { openHost } from '../open-host.js';
 import {
   batchResults,
@@ -49,15 +50,51 @@ async function answer(session: Session, line: string, signal: AbortSignal): Prom
   }
 }
 
+/** The longest session input line read, in bytes (4 MiB, as `serve`); a longer one is answered `SESSION_LINE_INVALID`. */
+export const MAX_SESSION_LINE_BYTES = 4 * 1024 * 1024;
+
 /**
- * `toolhost session [--session-id ID | --resume ID]`: JSON Lines through one session of one host.
- * Lines are answered one at a time, in input order, each with exactly one output line written at once
- * (so a driver can go step by step); stdout carries nothing else, and the session id goes to stderr.
- * `--resume ID` continues a session of this project (its observations and stored results); end of
- * input (or SIGINT/SIGTERM) closes the session and the host, which ends its jobs and servers and
- * keeps the session's snapshot. No one can be asked for approval here, so such calls fail closed.
+ * How long, by default, calls may still run after the end of input, in ms (`--drain-ms`). Lines
+ * already read are all answered; what is still running (or not yet started) when this time is up
+ * is cancelled and answered `ABORTED`, and the host closes. Ten seconds lets a piped script's quick
+ * calls finish and ends a session whose last call hangs (an MCP tool that only sends progress)
+ * promptly; a script with long calls passes a larger value.
+ */
+export const DEFAULT_SESSION_DRAIN_MS = 10_000;
+
+function tooLongResult(id: JsonRpcId): SessionResult {
+  return invalidResult({
+    ok: false,
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    name: null,
+    problem: `the line is larger than ${MAX_SESSION_LINE_BYTES} bytes, the limit of one session line; it was not read`,
+  });
+}
+
+function parseDrainMs(value: unknown): number {
+  if (value === undefined) return DEFAULT_SESSION_DRAIN_MS;
+  const text = String(value);
+  const ms = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms > 86_400_000) {
+    throw usageError('--drain-ms takes a whole number of milliseconds from 0 to 86400000');
+  }
+  return ms;
+}
+
+/**
+ * `toolhost session [--session-id ID | --resume ID] [--drain-ms MS]`: JSON Lines through one session
+ * of one host. Lines are answered one at a time, in input order, each with exactly one output line
+ * written at once (so a driver can go step by step); stdout carries nothing else, and the session id
+ * goes to stderr. `--resume ID` continues a session of this project (its observations and stored
+ * results). Input is read ahead, bounded: a line over {@link MAX_SESSION_LINE_BYTES} is never held
+ * and is answered `SESSION_LINE_INVALID` (with its id when found). End of input ends the session:
+ * every line already read is still answered, but calls get at most `--drain-ms` (default
+ * {@link DEFAULT_SESSION_DRAIN_MS}) more; then whatever still runs is cancelled (`ABORTED`) and the
+ * host closes, which ends its jobs and MCP servers and keeps the session's snapshot. SIGINT/SIGTERM
+ * stop at once (exit 130). No one can be asked for approval here, so such calls fail closed.
  */
 export const sessionCommand: CommandHandler = async ({ globals, values, io, signal }) => {
+  const drainMs = parseDrainMs(values['drain-ms']);
   const requested = values['session-id'] as string | undefined;
   const resume = values.resume as string | undefined;
   if (requested !== undefined && resume !== undefined) {
@@ -79,17 +116,33 @@ export const sessionCommand: CommandHandler = async ({ globals, values, io, sign
     throw error;
   }
   io.stderr.write(`toolhost: session ${session.id}${resume === undefined ? '' : ' (resumed)'}\n`);
-  const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
-  const stop = () => lines.close();
-  signal.addEventListener('abort', stop, { once: true });
+  const lines = createLineQueue(io.stdin, MAX_SESSION_LINE_BYTES);
+  // Cancels the calls of this session: on SIGINT/SIGTERM at once, after end of input once the drain is over.
+  const calls = new AbortController();
+  const onSignal = () => {
+    calls.abort(signal.reason);
+    lines.close();
+  };
+  signal.addEventListener('abort', onSignal, { once: true });
+  let drainTimer: NodeJS.Timeout | undefined;
+  void lines.ended.then(() => {
+    if (signal.aborted || calls.signal.aborted) return;
+    drainTimer = setTimeout(
+      () => calls.abort(new Error('the input ended and the drain time is over')),
+      drainMs,
+    );
+  });
   try {
-    for await (const line of lines) {
-      if (signal.aborted) break;
-      const reply = await answer(session, line, signal);
+    for (;;) {
+      const line = await lines.next();
+      if (line === undefined || signal.aborted) break;
+      const reply =
+        line.kind === 'too-long' ? tooLongResult(line.id) : await answer(session, line.text, calls.signal);
       io.stdout.write(`${JSON.stringify(reply)}\n`);
     }
   } finally {
-    signal.removeEventListener('abort', stop);
+    clearTimeout(drainTimer);
+    signal.removeEventListener('abort', onSignal);
     lines.close();
     await host.close();
   }
