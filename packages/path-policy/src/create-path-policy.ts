@@ -244,10 +244,12 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   ): { kind: 'secret' | 'protected'; pattern: string } | undefined {
     for (const target of targets) {
       for (const [subject, relative] of subjectsOf(target)) {
-        const secret = secretMatcher.matchNames(subject, relative);
+        // A matched directory covers everything beneath it (PP-PROT-6), as the shell sandbox
+        // hides or re-binds it as a whole.
+        const secret = secretMatcher.matchCovering(subject, relative);
         if (secret !== undefined) return { kind: 'secret', pattern: secret };
         if (access === 'write') {
-          const guarded = protectedMatcher.matchNames(subject, relative);
+          const guarded = protectedMatcher.matchCovering(subject, relative);
           if (guarded !== undefined) return { kind: 'protected', pattern: guarded };
         }
       }
