@@ -3,7 +3,7 @@ import type { PathPolicy } from '@toolhost/path-policy';
 import { type MutationLocks, type ObservationStore, sharedMutationLocks } from '@toolhost/read-evidence';
 
 /** The part of a path policy the file tools use (a `PathPolicy` from `@toolhost/path-policy` fits). */
-export type FilePathPolicy = Pick<PathPolicy, 'resolve' | 'verifyWriteTarget'>;
+export type FilePathPolicy = Pick<PathPolicy, 'resolve' | 'verifyWriteTarget' | 'pinTarget'>;
 
 /** Bounds of the file tools; every field has a default. */
 export interface FileToolLimits {
@@ -53,8 +53,12 @@ export interface ResolvedFileToolsOptions {
 
 /** Applies the defaults of {@link FileToolsOptions}; throws a TypeError on a missing policy or store. */
 export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFileToolsOptions {
-  if (!options?.pathPolicy || typeof options.pathPolicy.resolve !== 'function')
-    throw new TypeError('createFileTools: pathPolicy is required');
+  if (
+    !options?.pathPolicy ||
+    typeof options.pathPolicy.resolve !== 'function' ||
+    typeof options.pathPolicy.pinTarget !== 'function'
+  )
+    throw new TypeError('createFileTools: pathPolicy is required (a path policy with resolve and pinTarget)');
   const { observations } = options;
   if (!observations) throw new TypeError('createFileTools: observations is required');
   const limits = options.limits ?? {};

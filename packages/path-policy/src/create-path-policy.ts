@@ -18,6 +18,7 @@ import {
 import { detectCaseSensitivity } from './detect-case-sensitivity.js';
 import { DEFAULT_MAX_PATH_LENGTH, resolveLexicalPath } from './resolve-lexical-path.js';
 import { resolveRealPath } from './resolve-real-path.js';
+import { type PinTargetOptions, type PinTargetResult, pinTarget } from './pin-target.js';
 
 /**
  * How far file access reaches:
@@ -130,6 +131,24 @@ export interface PathPolicy {
    * could redirect it (requirement PP-WRITE-5). `verifyWriteTarget(p)` is `verifyTarget(p, 'write')`.
    */
   verifyTarget(realPath: string, access: PathAccess): ResolvePathResult;
+  /**
+   * Pins the directory of a real path that {@link PathPolicy.resolve} returned, so that a file
+   * operation on it cannot be raced out of the roots (requirement PP-PIN). On Linux with /proc the
+   * directory is opened from its root one name at a time with `O_DIRECTORY | O_NOFOLLOW` (creating
+   * missing ones with `createParents`, each inside the directory above it) and held by descriptor;
+   * the returned `path` reaches the target through `/proc/self/fd/<descriptor>/<name>`, so a
+   * directory swapped for a symbolic link before or during the walk fails it (`PATH_INVALID`, reason
+   * `changed_since_check`) and one swapped afterwards no longer matters. Open the final name with
+   * `O_NOFOLLOW` (or replace it with `rename`, which never follows it), call `verify()` immediately
+   * before committing a write and after a read, and `close()` at the end. Elsewhere (macOS,
+   * Windows, Linux without /proc) the pin is the real path and `verify()` the path-based
+   * {@link PathPolicy.verifyTarget}: the window between check and use is narrowed, not closed.
+   *
+   * Error codes: the policy's refusals for `access` (the path is decided again), `PATH_INVALID`
+   * (`not_canonical`, `changed_since_check`), `FS_NOT_FOUND` (`missing_parent`,
+   * `parent_not_a_directory`; without `createParents`), `FS_ACCESS_DENIED`.
+   */
+  pinTarget(realPath: string, options: PinTargetOptions): PinTargetResult;
 }
 
 /** A path split once, with the roots that hold it. */
@@ -453,6 +472,37 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return { ok: true, path: realPath, displayPath: displayOf(target), exists };
   }
 
+  /** The deepest root holding a real path (by whole names), for the descriptor walk. */
+  function rootOf(realPath: string): string | undefined {
+    const target = locate(realPath);
+    let deepest: SplitPath | undefined;
+    for (const root of target.within)
+      if (deepest === undefined || root.segments.length > deepest.segments.length) deepest = root;
+    if (deepest === undefined) return undefined;
+    return roots[splitRoots.indexOf(deepest)];
+  }
+
+  const pinner = {
+    caseSensitive,
+    rootOf,
+    displayPathOf: (realPath: string) => displayOf(locate(realPath)),
+    decide: (realPath: string, access: PathAccess) => {
+      if (base === undefined) return refuseNoAccess('value');
+      const decision = decide(
+        realPath,
+        undefined,
+        access,
+        JSON.stringify(displayOf(locate(realPath))),
+        false,
+      );
+      return decision.ok ? { ok: true as const } : decision;
+    },
+    verifyTarget: (realPath: string, access: PathAccess) => {
+      const verified = verifyTarget(realPath, access);
+      return verified.ok ? { ok: true as const } : verified;
+    },
+  };
+
   return Object.freeze({
     mode,
     roots,
@@ -466,5 +516,6 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     allows,
     verifyWriteTarget: (realPath: string) => verifyTarget(realPath, 'write'),
     verifyTarget,
+    pinTarget: (realPath: string, options: PinTargetOptions) => pinTarget(pinner, realPath, options),
   });
 }

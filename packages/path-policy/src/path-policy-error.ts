@@ -6,7 +6,8 @@ export type PathPolicyErrorCode =
   | 'PATH_INVALID'
   | 'PATH_OUTSIDE_ROOT'
   | 'PATH_PROTECTED'
-  | 'FS_ACCESS_DENIED';
+  | 'FS_ACCESS_DENIED'
+  | 'FS_NOT_FOUND';
 
 /**
  * Why a path was refused, one step finer than the code: for audit records and tests, never needed
@@ -36,7 +37,9 @@ export type PathPolicyErrorReason =
   | 'symlink_outside_root'
   | 'protected'
   | 'secret'
-  | 'access_denied';
+  | 'access_denied'
+  | 'missing_parent'
+  | 'parent_not_a_directory';
 
 /**
  * A refused path: `code` is what hosts map onto their error type, `message` is written for the

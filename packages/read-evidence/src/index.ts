@@ -1,5 +1,6 @@
 export {
   type BeforeCommit,
+  type CommitCheck,
   type CommittedFile,
   contentLength,
   type FileContent,

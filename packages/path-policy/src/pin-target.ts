@@ -1,0 +1,315 @@
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { type PathPolicyError, pathError } from './path-policy-error.js';
+
+/** Options of `PathPolicy.pinTarget`. */
+export interface PinTargetOptions {
+  /** What the caller will do with the target (the same access it was resolved for). */
+  readonly access: 'read' | 'write' | 'list';
+  /**
+   * Create missing directories on the way to the target, each one inside the pinned directory above
+   * it and never through a symbolic link (`write` only). Default false: a missing directory is
+   * `FS_NOT_FOUND`.
+   */
+  readonly createParents?: boolean;
+}
+
+/**
+ * How a pinned target is reached:
+ * - `descriptor`: the target's directory is held open by a descriptor, reached from the root one
+ *   name at a time with `O_DIRECTORY | O_NOFOLLOW`, and `path` names the target through
+ *   `/proc/self/fd/<descriptor>/<name>` (Linux with /proc). No later change of the tree can redirect
+ *   a system call on `path` to another directory: a directory on the way swapped for a symbolic link
+ *   fails the walk, and one swapped after the walk is not consulted any more.
+ * - `path`: no descriptor-relative names on this platform (macOS, Windows, Linux without /proc);
+ *   `path` is the real path, and {@link PinnedTarget.verify} is the path-based re-check, which narrows
+ *   the window between check and use to microseconds but cannot close it.
+ */
+export type PinMode = 'descriptor' | 'path';
+
+/** A target whose directory is pinned for one file operation. Close it when the operation ends. */
+export interface PinnedTarget {
+  /** The pinning in effect (see {@link PinMode}). */
+  readonly mode: PinMode;
+  /** What every system call on the target should use: descriptor-relative, or the real path. */
+  readonly path: string;
+  /** The target's real path, as `resolve` returned it (for keys, locks and messages). */
+  readonly realPath: string;
+  /** The target's display path. */
+  readonly displayPath: string;
+  /** The target's final name. */
+  readonly name: string;
+  /** The directory as a path for system calls (fsync, temp files): `/proc/self/fd/<n>` or the real directory. */
+  readonly directoryPath: string;
+  /** The directory's real path when it was pinned. */
+  readonly directoryRealPath: string;
+  /** The path of another name in the same pinned directory (temp files, renames within it). */
+  sibling(name: string): string;
+  /**
+   * Re-checks the pin, synchronously, for use immediately before a commit (and after a read, before
+   * its bytes are used). `descriptor`: the pinned directory is still at its real path (the kernel's
+   * name of the descriptor, read from `/proc/self/fd`), so it was not moved out of or within the
+   * roots since the walk. `path`: the policy's path-based `verifyTarget`. Errors: `PATH_INVALID` with
+   * reason `changed_since_check`, and those of `verifyTarget`.
+   */
+  verify(): { ok: true } | { ok: false; error: PathPolicyError };
+  /** Closes the pinned descriptor (idempotent); the pin must not be used afterwards. */
+  close(): void;
+}
+
+/** A pinned target, or why the walk to it was refused. */
+export type PinTargetResult = { ok: true; value: PinnedTarget } | { ok: false; error: PathPolicyError };
+
+/** What the pinner needs from its policy (internal). */
+export interface PinnerContext {
+  readonly caseSensitive: boolean;
+  /** The deepest root holding `realPath`, or undefined when none does. */
+  rootOf(realPath: string): string | undefined;
+  displayPathOf(realPath: string): string;
+  /** The policy's decision on a canonical real path (pure): refuses what `resolve` would refuse. */
+  decide(
+    realPath: string,
+    access: PinTargetOptions['access'],
+  ): { ok: true } | { ok: false; error: PathPolicyError };
+  /** The path-based re-check (`verifyTarget`). */
+  verifyTarget(
+    realPath: string,
+    access: PinTargetOptions['access'],
+  ): { ok: true } | { ok: false; error: PathPolicyError };
+}
+
+const PROC_FD = '/proc/self/fd';
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+let descriptorSupport: boolean | undefined;
+
+/**
+ * Whether descriptor-relative names work here: Linux with a procfs whose `/proc/self/fd/<n>` names
+ * the open directory. Probed once per process.
+ */
+export function descriptorPinningAvailable(): boolean {
+  if (descriptorSupport !== undefined) return descriptorSupport;
+  descriptorSupport = false;
+  if (process.platform !== 'linux') return false;
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync('/', DIRECTORY_FLAGS);
+    descriptorSupport = readlinkSync(`${PROC_FD}/${descriptor}`) === '/';
+  } catch {
+    descriptorSupport = false;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+  return descriptorSupport;
+}
+
+function errnoOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'UNKNOWN';
+}
+
+function changed(what: string): { ok: false; error: PathPolicyError } {
+  return pathError(
+    'PATH_INVALID',
+    'changed_since_check',
+    `The path changed while it was being used (${what}); nothing was read or written there. Retry the call; if it keeps failing, something is rewriting that directory tree.`,
+  );
+}
+
+/**
+ * Pins the directory of a real path the policy resolved (requirement PP-PIN): see
+ * `PathPolicy.pinTarget`. Synchronous: one `open` per directory name below the root, plus one
+ * `mkdir` per directory it creates.
+ */
+export function pinTarget(
+  context: PinnerContext,
+  realPath: string,
+  options: PinTargetOptions,
+): PinTargetResult {
+  const access = options.access;
+  if (typeof realPath !== 'string' || !path.isAbsolute(realPath) || path.resolve(realPath) !== realPath) {
+    return pathError(
+      'PATH_INVALID',
+      'not_canonical',
+      'The target is not an absolute, normalised path returned by the path policy; nothing was opened.',
+    );
+  }
+  const decision = context.decide(realPath, access);
+  if (!decision.ok) return decision;
+  const directory = path.dirname(realPath);
+  const name = path.basename(realPath);
+  const displayPath = context.displayPathOf(realPath);
+  if (directory === realPath || name === '' || !descriptorPinningAvailable())
+    return pinByPath(context, realPath, directory, name, displayPath, options);
+
+  // Walk from the deepest root holding the directory (the file system root for a path outside every
+  // root, in danger_full_access), one name at a time, never following a link.
+  const base = context.rootOf(directory) ?? path.parse(directory).root;
+  const names = path
+    .relative(base, directory)
+    .split(path.sep)
+    .filter((part) => part !== '');
+  let current: number;
+  try {
+    current = openSync(base, DIRECTORY_FLAGS);
+  } catch (error) {
+    const errno = errnoOf(error);
+    if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
+    return changed(`a root cannot be opened: ${errno}`);
+  }
+  try {
+    for (const part of names) {
+      const opened = openDirectoryIn(current, part, access === 'write' && options.createParents === true);
+      if (!opened.ok) return opened;
+      closeSync(current);
+      current = opened.descriptor;
+    }
+    const held = current;
+    const directoryPath = `${PROC_FD}/${held}`;
+    const confirmed = confirmName(context, held, directory);
+    if (!confirmed.ok) return confirmed;
+    current = -1; // handed to the pin
+    let open = true;
+    const pin: PinnedTarget = {
+      mode: 'descriptor',
+      path: `${directoryPath}/${name}`,
+      realPath,
+      displayPath,
+      name,
+      directoryPath,
+      directoryRealPath: directory,
+      sibling: (other) => `${directoryPath}/${other}`,
+      verify: () => {
+        if (!open) throw new Error('pinTarget: verify() after close()');
+        return confirmName(context, held, directory);
+      },
+      close: () => {
+        if (!open) return;
+        open = false;
+        closeSync(held);
+      },
+    };
+    return { ok: true, value: pin };
+  } finally {
+    if (current >= 0) closeSync(current);
+  }
+}
+
+/** The directory descriptor's kernel name is still `expected` (it was not moved or replaced). */
+function confirmName(
+  context: PinnerContext,
+  descriptor: number,
+  expected: string,
+): { ok: true } | { ok: false; error: PathPolicyError } {
+  let actual: string;
+  try {
+    actual = readlinkSync(`${PROC_FD}/${descriptor}`);
+  } catch (error) {
+    return changed(`the directory cannot be confirmed: ${errnoOf(error)}`);
+  }
+  const same = context.caseSensitive ? actual === expected : actual.toLowerCase() === expected.toLowerCase();
+  return same ? { ok: true } : changed('its directory was moved or replaced');
+}
+
+function accessDenied(): { ok: false; error: PathPolicyError } {
+  return pathError(
+    'FS_ACCESS_DENIED',
+    'access_denied',
+    'The path cannot be used: the operating system denied access to a directory on the way. Choose a path this user can access.',
+  );
+}
+
+/** Opens `name` inside the directory `parent` as a directory, never through a link; creates it when asked. */
+function openDirectoryIn(
+  parent: number,
+  name: string,
+  create: boolean,
+): { ok: true; descriptor: number } | { ok: false; error: PathPolicyError } {
+  const entry = `${PROC_FD}/${parent}/${name}`;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      return { ok: true, descriptor: openSync(entry, DIRECTORY_FLAGS) };
+    } catch (error) {
+      const errno = errnoOf(error);
+      if (errno === 'ENOENT') {
+        if (!create) {
+          return pathError(
+            'FS_NOT_FOUND',
+            'missing_parent',
+            'The path does not exist: a directory on the way is missing. Check the path with ls or glob.',
+          );
+        }
+        try {
+          mkdirSync(entry, 0o777);
+        } catch (mkdirError) {
+          const mkdirErrno = errnoOf(mkdirError);
+          if (mkdirErrno === 'EACCES' || mkdirErrno === 'EPERM') return accessDenied();
+          // EEXIST: something appeared there meanwhile; the next open decides what it is.
+          if (mkdirErrno !== 'EEXIST') return changed(`a directory could not be created: ${mkdirErrno}`);
+        }
+        continue;
+      }
+      if (errno === 'ENOTDIR' || errno === 'ELOOP') {
+        let link = false;
+        try {
+          link = lstatSync(entry).isSymbolicLink();
+        } catch {
+          // Gone again: a change as well.
+          link = true;
+        }
+        if (link) return changed('a directory on the way is now a symbolic link');
+        return pathError(
+          'FS_NOT_FOUND',
+          'parent_not_a_directory',
+          'The path does not exist: a name on the way is a file, not a directory. Check the path with ls or glob.',
+        );
+      }
+      if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
+      return changed(`a directory on the way cannot be opened: ${errno}`);
+    }
+  }
+  return changed('a directory on the way keeps changing');
+}
+
+/** The fallback without descriptor-relative names: the real path, re-checked by path. */
+function pinByPath(
+  context: PinnerContext,
+  realPath: string,
+  directory: string,
+  name: string,
+  displayPath: string,
+  options: PinTargetOptions,
+): PinTargetResult {
+  if (options.access === 'write' && options.createParents === true && directory !== realPath) {
+    try {
+      mkdirSync(directory, { recursive: true });
+    } catch (error) {
+      const errno = errnoOf(error);
+      if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
+      if (errno === 'ENOTDIR' || errno === 'EEXIST') {
+        return pathError(
+          'FS_NOT_FOUND',
+          'parent_not_a_directory',
+          'The path does not exist: a name on the way is a file, not a directory. Check the path with ls or glob.',
+        );
+      }
+      return changed(`a directory could not be created: ${errno}`);
+    }
+  }
+  const checked = context.verifyTarget(realPath, options.access);
+  if (!checked.ok) return checked;
+  return {
+    ok: true,
+    value: {
+      mode: 'path',
+      path: realPath,
+      realPath,
+      displayPath,
+      name,
+      directoryPath: directory,
+      directoryRealPath: directory,
+      sibling: (other) => path.join(directory, other),
+      verify: () => context.verifyTarget(realPath, options.access),
+      close: () => undefined,
+    },
+  };
+}
