@@ -51,6 +51,12 @@ export interface PathPolicyOptions {
   readonly caseSensitive?: boolean;
   /** Longest accepted input, in UTF-8 bytes. Default 4096. */
   readonly maxPathLength?: number;
+  /**
+   * How {@link PathPolicy.pinTarget} holds directories: `auto` (by descriptor where the platform
+   * allows, see `descriptorPinningAvailable`) or `path` (always the path-based fallback, as on macOS
+   * and Windows). Default `auto`.
+   */
+  readonly pinning?: 'auto' | 'path';
 }
 
 /** Options of {@link PathPolicy.resolve}. */
@@ -482,8 +488,11 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return roots[splitRoots.indexOf(deepest)];
   }
 
+  if (options.pinning !== undefined && options.pinning !== 'auto' && options.pinning !== 'path')
+    throw new TypeError(`path policy: unknown pinning ${JSON.stringify(options.pinning)}`);
   const pinner = {
     caseSensitive,
+    descriptors: options.pinning !== 'path',
     rootOf,
     displayPathOf: (realPath: string) => displayOf(locate(realPath)),
     decide: (realPath: string, access: PathAccess) => {

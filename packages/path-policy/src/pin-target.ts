@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { type PathPolicyError, pathError } from './path-policy-error.js';
 
@@ -63,6 +63,8 @@ export type PinTargetResult = { ok: true; value: PinnedTarget } | { ok: false; e
 /** What the pinner needs from its policy (internal). */
 export interface PinnerContext {
   readonly caseSensitive: boolean;
+  /** Use descriptors where available (false: always the path-based fallback). */
+  readonly descriptors: boolean;
   /** The deepest root holding `realPath`, or undefined when none does. */
   rootOf(realPath: string): string | undefined;
   displayPathOf(realPath: string): string;
@@ -138,7 +140,7 @@ export function pinTarget(
   const directory = path.dirname(realPath);
   const name = path.basename(realPath);
   const displayPath = context.displayPathOf(realPath);
-  if (directory === realPath || name === '' || !descriptorPinningAvailable())
+  if (directory === realPath || name === '' || !context.descriptors || !descriptorPinningAvailable())
     return pinByPath(context, realPath, directory, name, displayPath, options);
 
   // Walk from the deepest root holding the directory (the file system root for a path outside every
@@ -249,19 +251,17 @@ function openDirectoryIn(
         continue;
       }
       if (errno === 'ENOTDIR' || errno === 'ELOOP') {
-        let link = false;
+        // A link, or a directory again by now (it was a link a moment ago): a change. Only a file
+        // that is still a file is a path that does not exist.
+        let file = false;
         try {
-          link = lstatSync(entry).isSymbolicLink();
+          const stats = lstatSync(entry);
+          file = !stats.isSymbolicLink() && !stats.isDirectory();
         } catch {
           // Gone again: a change as well.
-          link = true;
         }
-        if (link) return changed('a directory on the way is now a symbolic link');
-        return pathError(
-          'FS_NOT_FOUND',
-          'parent_not_a_directory',
-          'The path does not exist: a name on the way is a file, not a directory. Check the path with ls or glob.',
-        );
+        if (!file) return changed('a directory on the way is now a symbolic link');
+        return notADirectory();
       }
       if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
       return changed(`a directory on the way cannot be opened: ${errno}`);
@@ -280,20 +280,8 @@ function pinByPath(
   options: PinTargetOptions,
 ): PinTargetResult {
   if (options.access === 'write' && options.createParents === true && directory !== realPath) {
-    try {
-      mkdirSync(directory, { recursive: true });
-    } catch (error) {
-      const errno = errnoOf(error);
-      if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
-      if (errno === 'ENOTDIR' || errno === 'EEXIST') {
-        return pathError(
-          'FS_NOT_FOUND',
-          'parent_not_a_directory',
-          'The path does not exist: a name on the way is a file, not a directory. Check the path with ls or glob.',
-        );
-      }
-      return changed(`a directory could not be created: ${errno}`);
-    }
+    const created = createDirectoriesByPath(context, directory);
+    if (!created.ok) return created;
   }
   const checked = context.verifyTarget(realPath, options.access);
   if (!checked.ok) return checked;
@@ -312,4 +300,67 @@ function pinByPath(
       close: () => undefined,
     },
   };
+}
+
+/**
+ * Creates the missing directories above a target one at a time (the fallback has no descriptors):
+ * each parent must be its own real path just before its child is made, `mkdir` never follows a link
+ * at the name it creates, and what was made (or found) must be a directory, not a link.
+ */
+function createDirectoriesByPath(
+  context: PinnerContext,
+  directory: string,
+): { ok: true } | { ok: false; error: PathPolicyError } {
+  const missing: string[] = [];
+  for (let current = directory; ; ) {
+    let exists = false;
+    try {
+      lstatSync(current);
+      exists = true;
+    } catch (error) {
+      const errno = errnoOf(error);
+      if (errno === 'ENOTDIR') return notADirectory();
+      if (errno !== 'ENOENT') return changed(`a directory on the way cannot be inspected: ${errno}`);
+    }
+    if (exists) break;
+    missing.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const entry of missing) {
+    const parent = path.dirname(entry);
+    let real: string;
+    try {
+      real = realpathSync.native(parent);
+    } catch (error) {
+      return changed(`a directory on the way cannot be resolved: ${errnoOf(error)}`);
+    }
+    const same = context.caseSensitive ? real === parent : real.toLowerCase() === parent.toLowerCase();
+    if (!same) return changed('a directory on the way is now a symbolic link');
+    try {
+      mkdirSync(entry, 0o777);
+    } catch (error) {
+      const errno = errnoOf(error);
+      if (errno === 'EACCES' || errno === 'EPERM') return accessDenied();
+      if (errno !== 'EEXIST') return changed(`a directory could not be created: ${errno}`);
+    }
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(entry);
+    } catch (error) {
+      return changed(`a directory on the way cannot be inspected: ${errnoOf(error)}`);
+    }
+    if (stats.isSymbolicLink()) return changed('a directory on the way is now a symbolic link');
+    if (!stats.isDirectory()) return notADirectory();
+  }
+  return { ok: true };
+}
+
+function notADirectory(): { ok: false; error: PathPolicyError } {
+  return pathError(
+    'FS_NOT_FOUND',
+    'parent_not_a_directory',
+    'The path does not exist: a name on the way is a file, not a directory. Check the path with ls or glob.',
+  );
 }
