@@ -336,4 +336,14 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '每行发送一个 JSON 对象：{"id","name","arguments"} 或 {"batch":[calls...]}',
     },
   },
+  FS_LOCKED: {
+    summary: {
+      en: 'Another toolhost process is modifying this file and did not finish within the lock timeout.',
+      zh: '另一个 toolhost 进程正在修改此文件，且未在锁超时时间内完成。',
+    },
+    recovery: {
+      en: 'retry shortly; if it keeps failing, look for a stuck toolhost process',
+      zh: '稍后重试；如果一直失败，检查是否有卡住的 toolhost 进程',
+    },
+  },
 };

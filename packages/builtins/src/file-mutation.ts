@@ -109,7 +109,8 @@ export type MutationOutcome<T> =
 /**
  * The structured-modification protocol shared by edit_file, multi_edit, delete_range and write_file's
  * overwrite. Under the target's mutation lock, with its directory pinned (`pinFilePath`: every
- * system call below goes through the pinned directory, so a directory swap cannot redirect it):
+ * system call below goes through the pinned directory, so a directory swap cannot redirect it) and
+ * its cross-process lock held (`fileLocks`: other toolhost processes editing the same inode wait):
  * 1. read the whole file with an identity check (`FS_STALE_VERSION` if it changes while read), and
  *    confirm the pin afterwards (`PATH_INVALID` when the directory moved);
  * 2. require a current observation (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`; a missing file is
@@ -145,6 +146,13 @@ export async function mutateTextFile<T>(
       return fail(pinned.error);
     }
     const pin = pinned.value;
+    // Other toolhost processes editing this file wait for us (and we for them): with the final
+    // version check just before the rename, no edit reported ok can be lost to another toolhost.
+    const fileLock = await options.fileLocks.acquire(pin.path, { displayPath });
+    if (!fileLock.ok) {
+      pin.close();
+      return fail(fileLock.error);
+    }
     try {
       const snapshot = await readFileSnapshot(pin.path, {
         maxBytes: options.limits.maxEditBytes,
@@ -187,6 +195,7 @@ export async function mutateTextFile<T>(
       const notice = written.value.concurrentChange ? concurrentChangeNotice(displayPath) : '';
       return { ok: true, changed: true, report: plan.report, source, notice };
     } finally {
+      fileLock.value.release();
       pin.close();
     }
   });

@@ -1,6 +1,12 @@
 import type { PathAccess, ToolCallContext } from '@toolhost/contracts';
 import type { PathPolicy } from '@toolhost/path-policy';
-import { type MutationLocks, type ObservationStore, sharedMutationLocks } from '@toolhost/read-evidence';
+import {
+  type FileLocks,
+  type MutationLocks,
+  type ObservationStore,
+  sharedFileLocks,
+  sharedMutationLocks,
+} from '@toolhost/read-evidence';
 
 /** The part of a path policy the file tools use (a `PathPolicy` from `@toolhost/path-policy` fits). */
 export type FilePathPolicy = Pick<PathPolicy, 'resolve' | 'verifyWriteTarget' | 'pinTarget'>;
@@ -36,6 +42,11 @@ export interface FileToolsOptions {
   readonly observations: ObservationStore | ((context: ToolCallContext) => ObservationStore);
   /** Mutation locks shared by every writer in the process. Default: `sharedMutationLocks()`. */
   readonly locks?: MutationLocks;
+  /**
+   * Cross-process locks: every toolhost process of this user that edits the same file (by device and
+   * inode) waits for the others. Default: `sharedFileLocks()` (the per-user lock directory).
+   */
+  readonly fileLocks?: FileLocks;
   /** Bounds; see {@link FileToolLimits}. */
   readonly limits?: FileToolLimits;
   /** The `pathAccess` the tools declare. Default `current_project`. */
@@ -47,6 +58,7 @@ export interface ResolvedFileToolsOptions {
   readonly pathPolicy: FilePathPolicy;
   readonly observationsFor: (context: ToolCallContext) => ObservationStore;
   readonly locks: MutationLocks;
+  readonly fileLocks: FileLocks;
   readonly limits: Required<FileToolLimits>;
   readonly pathAccess: PathAccess;
 }
@@ -66,6 +78,7 @@ export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFile
     pathPolicy: options.pathPolicy,
     observationsFor: typeof observations === 'function' ? observations : () => observations,
     locks: options.locks ?? sharedMutationLocks(),
+    fileLocks: options.fileLocks ?? sharedFileLocks(),
     pathAccess: options.pathAccess ?? 'current_project',
     limits: {
       defaultReadLines: limits.defaultReadLines ?? 2000,

@@ -58,6 +58,11 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           return errorResult(checked.ok ? sourcePin.error : evidenceError(checked.error));
         }
         const sourceAt = sourcePin.value;
+        const fileLock = await options.fileLocks.acquire(sourceAt.path, { displayPath: from.displayPath });
+        if (!fileLock.ok) {
+          sourceAt.close();
+          return errorResult(evidenceError(fileLock.error));
+        }
         try {
           const current = await store.check(from.path, {
             displayPath: from.displayPath,
@@ -87,6 +92,7 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
             destinationAt.close();
           }
         } finally {
+          fileLock.value.release();
           sourceAt.close();
         }
       });

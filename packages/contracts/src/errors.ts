@@ -200,6 +200,11 @@ export const ERROR_CODES = {
     summary: 'A `toolhost session` input line is not a call or a batch (not JSON, or no tool name).',
     recovery: 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}',
   },
+  FS_LOCKED: {
+    kind: 'state',
+    summary: 'Another toolhost process is modifying this file and did not finish within the lock timeout.',
+    recovery: 'retry shortly; if it keeps failing, look for a stuck toolhost process',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
