@@ -27,6 +27,33 @@ export interface ResolvedFilePath {
   readonly path: string;
   /** What the model sees. */
   readonly displayPath: string;
+  /**
+   * How error messages name it: the (bounded) display path when the target existed when it was
+   * resolved, else `the path given as "<argument>"`, so an error never echoes a path the model made
+   * up (finding 4 of issue 15).
+   */
+  readonly messageName: string;
+}
+
+/** The longest display path an error message shows; longer ones keep both ends. */
+const MESSAGE_PATH_LIMIT = 160;
+
+/**
+ * How a message names a target this agent observed: a file it has seen (present in the store) is
+ * named by its display path even when it has gone since ("... was removed after it was observed").
+ */
+export function observedName(target: ResolvedFilePath, store: ObservationStore): string {
+  if (target.messageName === target.displayPath || store.lookup(target.path).state !== 'present')
+    return target.messageName;
+  return messageNameOf(target.displayPath, true, '');
+}
+
+/** How a message names a resolved target (see {@link ResolvedFilePath.messageName}). */
+export function messageNameOf(displayPath: string, exists: boolean, argument: string): string {
+  if (!exists) return `the path given as ${JSON.stringify(argument)}`;
+  if (displayPath.length <= MESSAGE_PATH_LIMIT) return displayPath;
+  const half = Math.floor((MESSAGE_PATH_LIMIT - 1) / 2);
+  return `${displayPath.slice(0, half)}…${displayPath.slice(-half)}`;
 }
 
 /**
@@ -40,9 +67,16 @@ export function resolveFilePath(
   access: 'read' | 'write',
   argument: string,
 ): { ok: true; value: ResolvedFilePath } | { ok: false; error: ToolhostError } {
-  const resolved = policy.resolve(input, { access });
+  const resolved = policy.resolve(input, { access, argument });
   if (!resolved.ok) return { ok: false, error: pathError(resolved.error, argument) };
-  return { ok: true, value: { path: resolved.path, displayPath: resolved.displayPath } };
+  return {
+    ok: true,
+    value: {
+      path: resolved.path,
+      displayPath: resolved.displayPath,
+      messageName: messageNameOf(resolved.displayPath, resolved.exists, argument),
+    },
+  };
 }
 
 /**
@@ -132,6 +166,8 @@ export async function mutateTextFile<T>(
   argument = 'path',
 ): Promise<MutationOutcome<T>> {
   const { path, displayPath } = target;
+  // Read-evidence messages name the file this way (never a made-up path); outputs use displayPath.
+  const named = observedName(target, store);
   const fail = (error: EvidenceError | ToolhostError): { ok: false; result: ToolResult } => ({
     ok: false,
     result: errorResult(ToolhostError.isInstance(error) ? error : evidenceError(error)),
@@ -140,7 +176,7 @@ export async function mutateTextFile<T>(
     const pinned = pinFilePath(options.pathPolicy, target, 'write', argument);
     if (!pinned.ok) {
       if (pinned.error.code === 'FS_NOT_FOUND') {
-        const checked = await store.check(path, { displayPath });
+        const checked = await store.check(path, { displayPath: named });
         return fail(checked.ok ? pinned.error : checked.error);
       }
       return fail(pinned.error);
@@ -148,7 +184,7 @@ export async function mutateTextFile<T>(
     const pin = pinned.value;
     // Other toolhost processes editing this file wait for us (and we for them): with the final
     // version check just before the rename, no edit reported ok can be lost to another toolhost.
-    const fileLock = await options.fileLocks.acquire(pin.path, { displayPath });
+    const fileLock = await options.fileLocks.acquire(pin.path, { displayPath: named });
     if (!fileLock.ok) {
       pin.close();
       return fail(fileLock.error);
@@ -157,18 +193,18 @@ export async function mutateTextFile<T>(
       const snapshot = await readFileSnapshot(pin.path, {
         maxBytes: options.limits.maxEditBytes,
         hashLimit: store.hashLimit,
-        displayPath,
+        displayPath: named,
       });
       if (!snapshot.ok) {
         if (snapshot.error.code === 'FS_NOT_FOUND') {
-          const checked = await store.check(path, { displayPath, diskPath: pin.path });
+          const checked = await store.check(path, { displayPath: named, diskPath: pin.path });
           return fail(checked.ok ? snapshot.error : checked.error);
         }
         return fail(snapshot.error);
       }
       const confirmed = pinCheck(pin)();
       if (confirmed) return fail(confirmed);
-      const current = await store.check(path, { snapshot: snapshot.value, displayPath });
+      const current = await store.check(path, { snapshot: snapshot.value, displayPath: named });
       if (!current.ok) return fail(current.error);
       const decoded = decodeTextForRewrite(snapshot.value.bytes);
       if (!decoded.ok) return fail(decoded.error);
@@ -185,7 +221,7 @@ export async function mutateTextFile<T>(
       const bytes = encoded.value;
 
       const written = await writeFileAtomic(pin.path, bytes, {
-        displayPath,
+        displayPath: named,
         expectedVersion: snapshot.value.version,
         commitCheck: pinCheck(pin),
         directoryRealPath: pin.directoryRealPath,

@@ -8,7 +8,7 @@ import {
 import { fileVersionOf, moveFileNoReplace } from '@toolhost/read-evidence';
 import type { MoveFileArguments } from './file-arguments.js';
 import { evidenceError } from './file-errors.js';
-import { pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
+import { observedName, pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
 import { moveFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 
@@ -46,26 +46,26 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       if (!source.ok) return errorResult(source.error);
       const destination = resolveFilePath(options.pathPolicy, args.destination, 'write', 'destination');
       if (!destination.ok) return errorResult(destination.error);
-      const from = source.value;
       const to = destination.value;
       const store = options.observationsFor(context);
+      const from = { ...source.value, messageName: observedName(source.value, store) };
       return options.locks.withLocks([from.path, to.path], async () => {
         // Both directories pinned: the link and the unlink happen in them, whatever is swapped meanwhile.
         const sourcePin = pinFilePath(options.pathPolicy, from, 'write', 'source');
         if (!sourcePin.ok) {
           if (sourcePin.error.code !== 'FS_NOT_FOUND') return errorResult(sourcePin.error);
-          const checked = await store.check(from.path, { displayPath: from.displayPath });
+          const checked = await store.check(from.path, { displayPath: from.messageName });
           return errorResult(checked.ok ? sourcePin.error : evidenceError(checked.error));
         }
         const sourceAt = sourcePin.value;
-        const fileLock = await options.fileLocks.acquire(sourceAt.path, { displayPath: from.displayPath });
+        const fileLock = await options.fileLocks.acquire(sourceAt.path, { displayPath: from.messageName });
         if (!fileLock.ok) {
           sourceAt.close();
           return errorResult(evidenceError(fileLock.error));
         }
         try {
           const current = await store.check(from.path, {
-            displayPath: from.displayPath,
+            displayPath: from.messageName,
             diskPath: sourceAt.path,
           });
           if (!current.ok) return errorResult(evidenceError(current.error));
@@ -76,11 +76,11 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
             const sourceCheck = pinCheck(sourceAt);
             const destinationCheck = pinCheck(destinationAt);
             const moved = await moveFileNoReplace(sourceAt.path, destinationAt.path, {
-              sourceDisplayPath: from.displayPath,
-              destinationDisplayPath: to.displayPath,
+              sourceDisplayPath: from.messageName,
+              destinationDisplayPath: to.messageName,
               beforeCommit: async () => {
                 const still = await store.check(from.path, {
-                  displayPath: from.displayPath,
+                  displayPath: from.messageName,
                   diskPath: sourceAt.path,
                 });
                 return still.ok ? undefined : still.error;

@@ -122,7 +122,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           hashLimit: store.hashLimit,
           contentLimit: store.contentLimit,
           signal: context.signal,
-          displayPath,
+          displayPath: target.value.messageName,
         });
         const moved = pinCheck(pin)();
         if (moved) return errorResult(evidenceError(moved));

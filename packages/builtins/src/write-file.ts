@@ -4,7 +4,14 @@ import type { PinnedTarget } from '@toolhost/path-policy';
 import { convertLineEndings, encodeText, fsErrorToEvidence, writeFileAtomic } from '@toolhost/read-evidence';
 import { formatUnifiedDiff } from './file-diff.js';
 import { evidenceError } from './file-errors.js';
-import { mutateTextFile, pinCheck, pinFilePath, recordWritten, resolveFilePath } from './file-mutation.js';
+import {
+  mutateTextFile,
+  observedName,
+  pinCheck,
+  pinFilePath,
+  recordWritten,
+  resolveFilePath,
+} from './file-mutation.js';
 import type { WriteFileArguments } from './file-arguments.js';
 import { writeFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
@@ -65,7 +72,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
             exists = true;
           } catch (error) {
             if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-              return errorResult(evidenceError(fsErrorToEvidence(error, displayPath)));
+              return errorResult(evidenceError(fsErrorToEvidence(error, target.value.messageName)));
           }
         }
         if (!exists) {
@@ -73,7 +80,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
             const observed = store.lookup(path);
             if (observed.state === 'present') {
               const checked = await store.check(path, {
-                displayPath,
+                displayPath: observedName(target.value, store),
                 ...(pin ? { diskPath: pin.path } : {}),
               });
               if (!checked.ok) return errorResult(evidenceError(checked.error));
@@ -87,7 +94,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
             if (!bytes.ok) return errorResult(evidenceError(bytes.error));
             const created = await writeFileAtomic(pin.path, bytes.value, {
               exclusive: true,
-              displayPath,
+              displayPath: target.value.messageName,
               commitCheck: pinCheck(pin),
               directoryRealPath: pin.directoryRealPath,
             });
