@@ -143,8 +143,99 @@ export function pinTarget(
   if (directory === realPath || name === '' || !context.descriptors || !descriptorPinningAvailable())
     return pinByPath(context, realPath, directory, name, displayPath, options);
 
-  // Walk from the deepest root holding the directory (the file system root for a path outside every
-  // root, in danger_full_access), one name at a time, never following a link.
+  const held = descriptorFor(context, directory, access === 'write' && options.createParents === true);
+  if (!held.ok) return held;
+  const entry = held.entry;
+  const directoryPath = `${PROC_FD}/${entry.descriptor}`;
+  let open = true;
+  const pin: PinnedTarget = {
+    mode: 'descriptor',
+    path: `${directoryPath}/${name}`,
+    realPath,
+    displayPath,
+    name,
+    directoryPath,
+    directoryRealPath: directory,
+    sibling: (other) => `${directoryPath}/${other}`,
+    verify: () => {
+      if (!open) throw new Error('pinTarget: verify() after close()');
+      return confirmName(context, entry.descriptor, directory);
+    },
+    close: () => {
+      if (!open) return;
+      open = false;
+      releaseEntry(entry);
+    },
+  };
+  return { ok: true, value: pin };
+}
+
+/** A directory descriptor, shared by the pins that use it. */
+interface DirectoryEntry {
+  readonly descriptor: number;
+  readonly directory: string;
+  /** Pins holding it now. */
+  users: number;
+  /** Dropped from the cache: closed when its last pin closes. */
+  evicted: boolean;
+}
+
+// Directories pinned recently, by real path, least recently used first. A cached descriptor is
+// used again only after the same check a fresh walk ends with (its kernel name is the directory's
+// real path, so the inode is at that path right now): that is what the walk establishes, for one
+// readlink instead of an open per name. Bounded, and every descriptor is close-on-exec (libuv opens
+// with O_CLOEXEC), so no child process ever inherits one.
+const CACHE_LIMIT = 64;
+const cache = new Map<string, DirectoryEntry>();
+
+function releaseEntry(entry: DirectoryEntry): void {
+  entry.users -= 1;
+  if (entry.evicted && entry.users === 0) closeSync(entry.descriptor);
+}
+
+function evict(entry: DirectoryEntry): void {
+  if (entry.evicted) return;
+  entry.evicted = true;
+  if (cache.get(entry.directory) === entry) cache.delete(entry.directory);
+  if (entry.users === 0) closeSync(entry.descriptor);
+}
+
+/** A confirmed descriptor of `directory`: a cached one that still names it, else a fresh walk. */
+function descriptorFor(
+  context: PinnerContext,
+  directory: string,
+  create: boolean,
+): { ok: true; entry: DirectoryEntry } | { ok: false; error: PathPolicyError } {
+  const cached = cache.get(directory);
+  if (cached !== undefined) {
+    if (confirmName(context, cached.descriptor, directory).ok) {
+      cache.delete(directory);
+      cache.set(directory, cached);
+      cached.users += 1;
+      return { ok: true, entry: cached };
+    }
+    evict(cached);
+  }
+  const walked = walkTo(context, directory, create);
+  if (!walked.ok) return walked;
+  const entry: DirectoryEntry = { descriptor: walked.descriptor, directory, users: 1, evicted: false };
+  cache.set(directory, entry);
+  for (const [, oldest] of cache) {
+    if (cache.size <= CACHE_LIMIT) break;
+    evict(oldest);
+  }
+  return { ok: true, entry };
+}
+
+/**
+ * Walks from the deepest root holding the directory (the file system root for a path outside every
+ * root, in danger_full_access), one name at a time, never following a link, and confirms the result.
+ */
+function walkTo(
+  context: PinnerContext,
+  directory: string,
+  create: boolean,
+): { ok: true; descriptor: number } | { ok: false; error: PathPolicyError } {
   const base = context.rootOf(directory) ?? path.parse(directory).root;
   const names = path
     .relative(base, directory)
@@ -160,37 +251,16 @@ export function pinTarget(
   }
   try {
     for (const part of names) {
-      const opened = openDirectoryIn(current, part, access === 'write' && options.createParents === true);
+      const opened = openDirectoryIn(current, part, create);
       if (!opened.ok) return opened;
       closeSync(current);
       current = opened.descriptor;
     }
-    const held = current;
-    const directoryPath = `${PROC_FD}/${held}`;
-    const confirmed = confirmName(context, held, directory);
+    const confirmed = confirmName(context, current, directory);
     if (!confirmed.ok) return confirmed;
-    current = -1; // handed to the pin
-    let open = true;
-    const pin: PinnedTarget = {
-      mode: 'descriptor',
-      path: `${directoryPath}/${name}`,
-      realPath,
-      displayPath,
-      name,
-      directoryPath,
-      directoryRealPath: directory,
-      sibling: (other) => `${directoryPath}/${other}`,
-      verify: () => {
-        if (!open) throw new Error('pinTarget: verify() after close()');
-        return confirmName(context, held, directory);
-      },
-      close: () => {
-        if (!open) return;
-        open = false;
-        closeSync(held);
-      },
-    };
-    return { ok: true, value: pin };
+    const descriptor = current;
+    current = -1; // handed to the caller
+    return { ok: true, descriptor };
   } finally {
     if (current >= 0) closeSync(current);
   }

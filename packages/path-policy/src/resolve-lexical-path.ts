@@ -64,7 +64,11 @@ export function resolveLexicalPath(
 ): ResolveLexicalPathResult {
   const subject = subjectOf(options.argument);
   if (typeof input !== 'string') {
-    return pathError('PATH_INVALID', 'not_a_string', `${subject} must be a string, not ${describeType(input)}.`);
+    return pathError(
+      'PATH_INVALID',
+      'not_a_string',
+      `${subject} must be a string, not ${describeType(input)}.`,
+    );
   }
   if (input.includes('\u0000')) {
     return pathError(

@@ -223,17 +223,6 @@ export function createFileLocks(options: FileLocksOptions = {}): FileLocks {
     }
   }
 
-  /** Publishes a lock file with its full content; the inode on success, else the current holder's file. */
-  function tryTake(lockPath: string, temp: string): { taken: bigint } | { held: true } {
-    try {
-      linkSync(temp, lockPath);
-      return { taken: lstatSync(temp, { bigint: true }).ino };
-    } catch (error) {
-      if (hasErrorCode(error, 'EEXIST')) return { held: true };
-      throw error;
-    }
-  }
-
   /**
    * Removes a dead holder's lock file without ever removing a live one: it is renamed to a name of
    * ours first, and only removed when that is the very inode judged dead; otherwise it is put back.
@@ -266,6 +255,34 @@ export function createFileLocks(options: FileLocksOptions = {}): FileLocks {
     }
   }
 
+  // One holder file per instance, written once with this process's identity; taking a lock is one
+  // link(2) of it to the lock's name (so a lock file always has its full content), releasing is one
+  // unlink. Left behind when the process dies, and swept by the next process to prepare.
+  let holderFile: { path: string; ino: bigint } | undefined;
+
+  function holder(): { path: string; ino: bigint } | undefined {
+    if (holderFile !== undefined) {
+      try {
+        if (lstatSync(holderFile.path, { bigint: true }).ino === holderFile.ino) return holderFile;
+      } catch {
+        // Swept by mistake or removed by hand: write a new one.
+      }
+    }
+    const file = join(directory, `holder.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      const descriptor = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        writeSync(descriptor, JSON.stringify(ownHolder()));
+        holderFile = { path: file, ino: fstatSync(descriptor, { bigint: true }).ino };
+      } finally {
+        closeSync(descriptor);
+      }
+      return holderFile;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function acquire(
     path: string,
     acquireOptions: AcquireFileLockOptions = {},
@@ -273,71 +290,62 @@ export function createFileLocks(options: FileLocksOptions = {}): FileLocks {
     const displayPath = acquireOptions.displayPath ?? 'the file';
     const prepared = prepare();
     if (!prepared.ok) return prepared;
-    const temp = join(directory, `lock.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      const descriptor = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-      try {
-        writeSync(descriptor, JSON.stringify(ownHolder()));
-      } finally {
-        closeSync(descriptor);
-      }
-    } catch {
-      return unusable('a lock file cannot be written there');
-    }
     const deadline = Date.now() + timeoutMs;
     let pause = 1;
-    let lastHolder: Holder | undefined;
-    try {
-      for (;;) {
-        let target: BigIntStats | undefined;
+    for (;;) {
+      let target: BigIntStats | undefined;
+      try {
+        target = lstatSync(path, { bigint: true });
+      } catch {
+        target = undefined;
+      }
+      if (target === undefined || !target.isFile())
+        return { ok: true, value: { key: null, release: () => undefined } };
+      const ours = holder();
+      if (ours === undefined) return unusable('a lock file cannot be written there');
+      const key = `${target.dev}-${target.ino}`;
+      const lockPath = join(directory, `${key}${LOCK_SUFFIX}`);
+      let taken: boolean;
+      try {
+        linkSync(ours.path, lockPath);
+        taken = true;
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT')) continue; // The holder file was swept just now.
+        if (!hasErrorCode(error, 'EEXIST')) return unusable('a lock file cannot be written there');
+        taken = false;
+      }
+      if (taken) {
+        const lock = heldLock(key, lockPath, ours.ino);
+        let now: BigIntStats | undefined;
         try {
-          target = lstatSync(path, { bigint: true });
+          now = lstatSync(path, { bigint: true });
         } catch {
-          target = undefined;
+          now = undefined;
         }
-        if (target === undefined || !target.isFile())
-          return { ok: true, value: { key: null, release: () => undefined } };
-        const key = `${target.dev}-${target.ino}`;
-        const lockPath = join(directory, `${key}${LOCK_SUFFIX}`);
-        const attempt = tryTake(lockPath, temp);
-        if ('taken' in attempt) {
-          const lock = heldLock(key, lockPath, attempt.taken);
-          let now: BigIntStats | undefined;
-          try {
-            now = lstatSync(path, { bigint: true });
-          } catch {
-            now = undefined;
-          }
-          // Replaced while we waited: lock the file that is there now instead.
-          if (now === undefined || now.ino !== target.ino || now.dev !== target.dev) {
-            lock.release();
-            continue;
-          }
-          return { ok: true, value: lock };
-        }
-        const found = inspect(lockPath);
-        if (found === undefined) continue; // Released just now.
-        if (found.holder === undefined || !holderIsAlive(found.holder)) {
-          breakStale(lockPath, found.ino);
+        // Replaced while we waited: lock the file that is there now instead.
+        if (now === undefined || now.ino !== target.ino || now.dev !== target.dev) {
+          lock.release();
           continue;
         }
-        lastHolder = found.holder;
-        if (Date.now() >= deadline) {
-          return evidenceFailure(
-            'FS_LOCKED',
-            `${displayPath} is being modified by another toolhost process${lastHolder.pid === process.pid ? ' (another agent of this one)' : ` (pid ${lastHolder.pid})`}, which did not finish within ${timeoutMs} ms`,
-            { recovery: 'retry shortly; if it keeps failing, look for a stuck toolhost process' },
-          );
-        }
-        await sleep(pause);
-        pause = Math.min(pause * 2, MAX_PAUSE_MS);
+        return { ok: true, value: lock };
       }
-    } finally {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Removed by a sweep: nothing to do.
+      const found = inspect(lockPath);
+      if (found === undefined) continue; // Released just now.
+      if (found.holder === undefined || !holderIsAlive(found.holder)) {
+        breakStale(lockPath, found.ino);
+        continue;
       }
+      if (Date.now() >= deadline) {
+        const who =
+          found.holder.pid === process.pid ? ' (another agent of this one)' : ` (pid ${found.holder.pid})`;
+        return evidenceFailure(
+          'FS_LOCKED',
+          `${displayPath} is being modified by another toolhost process${who}, which did not finish within ${timeoutMs} ms`,
+          { recovery: 'retry shortly; if it keeps failing, look for a stuck toolhost process' },
+        );
+      }
+      await sleep(pause);
+      pause = Math.min(pause * 2, MAX_PAUSE_MS);
     }
   }
 
