@@ -61,17 +61,17 @@ export interface WriteFileAtomicOptions {
    * Replace only while the target is still this version (a compare-and-swap against writers that do
    * not take our locks). Immediately before the rename the target is opened and its descriptor's
    * metadata compared with the version (when only metadata differs and the version has a hash, the
-   * content decides); the comparison, `commitCheck` and the rename then follow one another in
-   * synchronous calls, so another writer's change can be lost only in the microseconds between that
-   * last `fstat` and the rename. A change is `FS_STALE_VERSION`; a file that is gone is
+   * content decides); `commitCheck`, a last `fstat` of that descriptor and the rename then follow one
+   * another in synchronous calls, so another writer's change can be lost only in the microseconds
+   * between that last `fstat` and the rename. A change is `FS_STALE_VERSION`; a file that is gone is
    * `FS_STALE_VERSION` too. After the rename the replaced file's descriptor is stat-ed once more,
    * and a write that landed in the gap (its size or modification time moved) is reported as
    * `concurrentChange`.
    */
   readonly expectedVersion?: FileVersion;
   /**
-   * Runs synchronously immediately before the rename or link, after `beforeCommit` and the
-   * `expectedVersion` check; an error abandons the write. It runs again right after the rename or
+   * Runs synchronously immediately before the rename or link (after `beforeCommit`; before the last
+   * `fstat` of `expectedVersion`); an error abandons the write. It runs again right after the rename or
    * link: an error then removes a file this call created exclusively (it is ours: the same inode)
    * and is returned; a replace cannot be undone, so its error is returned with the new content in
    * place.
@@ -285,19 +285,21 @@ export async function writeFileAtomic(
         if (!opened.ok) return opened;
         guard = opened.value;
       }
-      // From here to the rename: synchronous calls only, so nothing else runs in between.
+      // From here to the rename: synchronous calls only, so nothing else runs in between; the
+      // version's fstat is the last call before rename(2), so another writer's gap is those two.
+      const check = options.commitCheck?.();
+      if (check) return { ok: false, error: check };
       if (guard) {
         const now = fstatSync(guard.descriptor, { bigint: true });
         if (!sameStatsMetadata(now, guard.stats)) return changedFailure(displayPath);
       }
-      const check = options.commitCheck?.();
-      if (check) return { ok: false, error: check };
       renameSync(temp, path);
       tempExists = false;
+      const after = options.commitCheck?.();
+      // Any write to the replaced file since its last fstat went with it: tell the caller.
       const concurrent = guard
         ? contentMoved(guard.stats, fstatSync(guard.descriptor, { bigint: true }))
         : false;
-      const after = options.commitCheck?.();
       if (after) return { ok: false, error: after };
       await fsyncDirectory(directory);
       return {

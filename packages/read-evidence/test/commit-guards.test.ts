@@ -1,7 +1,7 @@
 // RE-21 (the final version check and the commit gap) and RE-22 (descriptor-relative paths and the
 // synchronous commit check).
 import assert from 'node:assert/strict';
-import { appendFileSync, closeSync, constants, openSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, openSync, writeSync } from 'node:fs';
 import { link, lstat, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -50,19 +50,41 @@ describe('writeFileAtomic with expectedVersion', () => {
     assert.deepEqual(await readdir(directory), []);
   });
 
-  it('reports a write that lands between the final check and the rename as concurrentChange (RE-21)', async (t) => {
+  it('refuses a write that lands right before the final fstat (RE-21)', async (t) => {
     const directory = await tempDir(t);
     const file = join(directory, 'a.txt');
     await writeFile(file, 'one\n');
     const read = expectOk(await readFileSnapshot(file));
     let checks = 0;
+    const refused = expectError(
+      await writeFileAtomic(file, Buffer.from('mine\n'), {
+        expectedVersion: read.version,
+        // The first call runs right before the final fstat and the rename.
+        commitCheck: () => {
+          if (++checks === 1) appendFileSync(file, 'appended\n');
+          return undefined;
+        },
+      }),
+    );
+    assert.equal(refused.code, 'FS_STALE_VERSION');
+    assert.equal(await readFile(file, 'utf8'), 'one\nappended\n');
+  });
+
+  it('reports a write to the replaced file after its final fstat as concurrentChange (RE-21)', async (t) => {
+    const directory = await tempDir(t);
+    const file = join(directory, 'a.txt');
+    await writeFile(file, 'one\n');
+    const read = expectOk(await readFileSnapshot(file));
+    // A writer that keeps the file open (its writes go to the old inode whatever its name becomes).
+    const writer = openSync(file, constants.O_WRONLY | constants.O_APPEND);
+    t.after(() => closeSync(writer));
+    let checks = 0;
     const committed = expectOk(
       await writeFileAtomic(file, Buffer.from('mine\n'), {
         expectedVersion: read.version,
-        // The first call runs after the final fstat and right before the rename: an outside writer
-        // appending to the old file exactly then is the gap the option reports.
         commitCheck: () => {
-          if (++checks === 1) appendFileSync(file, 'lost\n');
+          // The second call runs right after the rename, inside the stretch the option watches.
+          if (++checks === 2) writeSync(writer, 'lost\n');
           return undefined;
         },
       }),
