@@ -837,6 +837,20 @@ const raceCorpus: RaceCase[] = [
     rule: 'PP-PIN-1, PP-PIN-2',
   },
   {
+    name: 'a read below a directory swapped with a link to a secret directory inside the root',
+    // `OUTSIDE` marks what must never be read: here the content of a secret directory (PP-PROT-6).
+    tree: {
+      'proj/d/file.txt': 'inside',
+      'proj/certs.key/file.txt': 'OUTSIDE',
+      'proj/l': { link: 'certs.key' },
+    },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'read',
+    input: 'd/file.txt',
+    untouched: ['proj/certs.key'],
+    rule: 'PP-PIN-1, PP-PROT-6',
+  },
+  {
     name: 'a read of a file swapped with a link to an outside file',
     tree: {
       'proj/d/file.txt': 'inside',

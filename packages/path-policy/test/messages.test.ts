@@ -101,7 +101,10 @@ describe('PathPolicy refusal messages', () => {
     buildTree(sandbox.dir, { 'proj/.git/config': '[core]', [`proj/.git/${long}/config`]: 'x' });
     const policy = createPathPolicy({ mode: 'current_project', root });
     const existing = policy.resolve('.git/config', { access: 'write' });
-    assert.match(!existing.ok ? existing.error.message : '', /^"\.git\/config" is protected \(it matches "\.git\/\*\*"\)/);
+    assert.match(
+      !existing.ok ? existing.error.message : '',
+      /^"\.git\/config" is protected \(it matches "\.git\/\*\*"\)/,
+    );
     const missing = policy.resolve('.git/new-hook', { access: 'write' });
     assert.match(!missing.ok ? missing.error.message : '', /^The path is protected/);
     const deep = policy.resolve(`.git/${long}/config`, { access: 'write' });
