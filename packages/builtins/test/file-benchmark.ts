@@ -318,24 +318,37 @@ async function small(rounds: number, before: boolean): Promise<void> {
     const samples: Record<string, number[]> = Object.fromEntries(
       Object.keys(contenders).map((name) => [name, []]),
     );
+    const cpuSamples: Record<string, number[]> = Object.fromEntries(
+      Object.keys(contenders).map((name) => [name, []]),
+    );
     for (const run of Object.values(contenders)) for (let index = 0; index < 50; index++) await run();
     for (let round = 0; round < rounds; round++) {
       for (const [name, run] of Object.entries(contenders)) {
         const started = performance.now();
+        const cpu = process.cpuUsage();
         for (let index = 0; index < CALLS; index++) await run();
+        const used = process.cpuUsage(cpu);
         samples[name]!.push(((performance.now() - started) * 1000) / CALLS);
+        cpuSamples[name]!.push((used.user + used.system) / CALLS);
       }
     }
     const us = (name: string) => median(samples[name]!);
-    console.log(`node ${process.version}, ${rounds} rounds x ${CALLS} calls, median µs per call`);
+    const cpuUs = (name: string) => median(cpuSamples[name]!);
+    console.log(
+      `node ${process.version}, ${rounds} rounds x ${CALLS} calls, median µs per call (wall, then CPU time of this process)`,
+    );
     for (const name of Object.keys(contenders))
-      console.log(`${name.padEnd(52)} ${us(name).toFixed(1).padStart(8)} µs`);
-    for (const edition of before ? ['now', 'before'] : ['now']) {
-      const read = us(`read_file (${edition})`) / us('raw read (readFile + number 40 lines)');
-      const edit = us(`edit_file (${edition})`) / us('raw edit (readFile, replace, writeFile)');
-      const durable = us(`edit_file (${edition})`) / us('raw durable edit (temp, fsync, rename, dir fsync)');
       console.log(
-        `${edition}: read_file ${read.toFixed(2)}x raw read; edit_file ${edit.toFixed(2)}x raw edit, ${durable.toFixed(2)}x raw durable edit`,
+        `${name.padEnd(52)} ${us(name).toFixed(1).padStart(8)} µs ${cpuUs(name).toFixed(1).padStart(8)} µs CPU`,
+      );
+    for (const edition of before ? ['now', 'before'] : ['now']) {
+      const ratio = (of: (name: string) => number, tool: string, raw: string) =>
+        (of(`${tool} (${edition})`) / of(raw)).toFixed(2);
+      const rawRead = 'raw read (readFile + number 40 lines)';
+      const rawEdit = 'raw edit (readFile, replace, writeFile)';
+      const rawDurable = 'raw durable edit (temp, fsync, rename, dir fsync)';
+      console.log(
+        `${edition}: read_file ${ratio(us, 'read_file', rawRead)}x raw read (CPU ${ratio(cpuUs, 'read_file', rawRead)}x); edit_file ${ratio(us, 'edit_file', rawEdit)}x raw edit (CPU ${ratio(cpuUs, 'edit_file', rawEdit)}x), ${ratio(us, 'edit_file', rawDurable)}x raw durable edit (CPU ${ratio(cpuUs, 'edit_file', rawDurable)}x)`,
       );
     }
   } finally {
