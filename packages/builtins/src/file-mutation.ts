@@ -80,6 +80,17 @@ export function resolveFilePath(
 }
 
 /**
+ * The path-based re-check of the path policy, as a read-evidence error (or undefined when allowed).
+ * Kept for writers that do not pin yet; the file tools use {@link pinFilePath} and {@link pinCheck},
+ * which cannot be raced where descriptors are available.
+ */
+export function verifyWriteTarget(policy: FilePathPolicy, path: string): EvidenceError | undefined {
+  const verified = policy.verifyWriteTarget(path);
+  if (verified.ok) return undefined;
+  return { code: verified.error.code, message: verified.error.message };
+}
+
+/**
  * Pins the directory of a resolved target for one operation (`PathPolicy.pinTarget`): every system
  * call of the operation then goes through `pin.path`, so a directory swapped for a symbolic link
  * cannot redirect it out of the roots or into a protected directory. The caller closes the pin.
