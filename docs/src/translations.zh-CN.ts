@@ -366,4 +366,14 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '释放磁盘空间或调高预算；立即重试会以同样的方式失败',
     },
   },
+  FS_LOCKED: {
+    summary: {
+      en: 'Another toolhost process is modifying this file and did not finish within the lock timeout.',
+      zh: '另一个 toolhost 进程正在修改此文件，且未在锁超时时间内完成。',
+    },
+    recovery: {
+      en: 'retry shortly; if it keeps failing, look for a stuck toolhost process',
+      zh: '稍后重试；如果一直失败，检查是否有卡住的 toolhost 进程',
+    },
+  },
 };

@@ -71,6 +71,8 @@ export async function permitCall(
         const resolved = await context.pathPolicy.resolve(target.path ?? undefined, {
           access: target.access,
           optional: true,
+          // Refusals name the argument, never the value the model sent.
+          argument: target.argument,
         });
         if (!resolved.ok) {
           pathDenial = { ...resolved.error, argument: target.argument };

@@ -22,7 +22,11 @@ export type PathResolution =
 export interface PathPolicyPort {
   resolve(
     input: string | undefined,
-    options: { readonly access: 'read' | 'write' | 'list'; readonly optional?: boolean },
+    options: {
+      readonly access: 'read' | 'write' | 'list';
+      readonly optional?: boolean;
+      readonly argument?: string;
+    },
   ): PathResolution | Promise<PathResolution>;
 }
 

@@ -167,7 +167,7 @@ export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToo
       });
       const count = last - first + 1;
       return textResult(
-        `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}\n${diff.text}`,
+        `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`,
         { path: displayPath, firstLine: first, lastLine: last, deletedLines: count, inclusive },
       );
     },

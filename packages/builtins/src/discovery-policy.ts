@@ -30,7 +30,7 @@ export async function resolveDiscoveryTarget(
   input: string | undefined,
   access: 'read' | 'list',
 ): Promise<{ ok: true; value: DiscoveryTarget } | { ok: false; error: ToolhostError }> {
-  const resolved = policy.resolve(input, { access, optional: true });
+  const resolved = policy.resolve(input, { access, optional: true, argument: 'path' });
   if (!resolved.ok) return { ok: false, error: pathPolicyErrorToToolhostError(resolved.error) };
   try {
     const stats = await stat(resolved.path);
@@ -45,14 +45,18 @@ export async function resolveDiscoveryTarget(
       },
     };
   } catch (error) {
-    return { ok: false, error: fileSystemError(error, resolved.displayPath) };
+    // A path that did not exist when it was resolved is not named (errors never echo a made-up path).
+    return { ok: false, error: fileSystemError(error, resolved.exists ? resolved.displayPath : undefined) };
   }
 }
 
-/** Maps a file system failure on a resolved path to the contract's codes, naming the display path. */
-export function fileSystemError(error: unknown, displayPath: string): ToolhostError {
+/**
+ * Maps a file system failure on a resolved path to the contract's codes, naming the display path of
+ * an existing entry (`undefined`: the entry did not exist, so it is named by its argument).
+ */
+export function fileSystemError(error: unknown, displayPath: string | undefined): ToolhostError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const shown = JSON.stringify(displayPath);
+  const shown = displayPath === undefined ? 'the path given as "path"' : JSON.stringify(displayPath);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     return new ToolhostError({ code: 'FS_NOT_FOUND', message: `${shown} does not exist`, cause: error });
   }

@@ -92,7 +92,7 @@ export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       });
       const fuzzy = applied.fuzzy ? ' (fuzzy match)' : '';
       return textResult(
-        `edited ${displayPath}${fuzzy}: ${landedText(before, applied.text, applied, diff.changeLine)}\n${diff.text}`,
+        `edited ${displayPath}${fuzzy}: ${landedText(before, applied.text, applied, diff.changeLine)}\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`,
         {
           path: displayPath,
           replacements: applied.replacements,

@@ -1,9 +1,15 @@
 import type { PathAccess, ToolCallContext } from '@toolhost/contracts';
 import type { PathPolicy } from '@toolhost/path-policy';
-import { type MutationLocks, type ObservationStore, sharedMutationLocks } from '@toolhost/read-evidence';
+import {
+  type FileLocks,
+  type MutationLocks,
+  type ObservationStore,
+  sharedFileLocks,
+  sharedMutationLocks,
+} from '@toolhost/read-evidence';
 
 /** The part of a path policy the file tools use (a `PathPolicy` from `@toolhost/path-policy` fits). */
-export type FilePathPolicy = Pick<PathPolicy, 'resolve' | 'verifyWriteTarget'>;
+export type FilePathPolicy = Pick<PathPolicy, 'resolve' | 'verifyWriteTarget' | 'pinTarget'>;
 
 /** Bounds of the file tools; every field has a default. */
 export interface FileToolLimits {
@@ -36,6 +42,11 @@ export interface FileToolsOptions {
   readonly observations: ObservationStore | ((context: ToolCallContext) => ObservationStore);
   /** Mutation locks shared by every writer in the process. Default: `sharedMutationLocks()`. */
   readonly locks?: MutationLocks;
+  /**
+   * Cross-process locks: every toolhost process of this user that edits the same file (by device and
+   * inode) waits for the others. Default: `sharedFileLocks()` (the per-user lock directory).
+   */
+  readonly fileLocks?: FileLocks;
   /** Bounds; see {@link FileToolLimits}. */
   readonly limits?: FileToolLimits;
   /** The `pathAccess` the tools declare. Default `current_project`. */
@@ -47,14 +58,19 @@ export interface ResolvedFileToolsOptions {
   readonly pathPolicy: FilePathPolicy;
   readonly observationsFor: (context: ToolCallContext) => ObservationStore;
   readonly locks: MutationLocks;
+  readonly fileLocks: FileLocks;
   readonly limits: Required<FileToolLimits>;
   readonly pathAccess: PathAccess;
 }
 
 /** Applies the defaults of {@link FileToolsOptions}; throws a TypeError on a missing policy or store. */
 export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFileToolsOptions {
-  if (!options?.pathPolicy || typeof options.pathPolicy.resolve !== 'function')
-    throw new TypeError('createFileTools: pathPolicy is required');
+  if (
+    !options?.pathPolicy ||
+    typeof options.pathPolicy.resolve !== 'function' ||
+    typeof options.pathPolicy.pinTarget !== 'function'
+  )
+    throw new TypeError('createFileTools: pathPolicy is required (a path policy with resolve and pinTarget)');
   const { observations } = options;
   if (!observations) throw new TypeError('createFileTools: observations is required');
   const limits = options.limits ?? {};
@@ -62,6 +78,7 @@ export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFile
     pathPolicy: options.pathPolicy,
     observationsFor: typeof observations === 'function' ? observations : () => observations,
     locks: options.locks ?? sharedMutationLocks(),
+    fileLocks: options.fileLocks ?? sharedFileLocks(),
     pathAccess: options.pathAccess ?? 'current_project',
     limits: {
       defaultReadLines: limits.defaultReadLines ?? 2000,

@@ -1,8 +1,14 @@
-import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
+import {
+  type AnyToolDefinition,
+  defineTool,
+  errorResult,
+  type ToolResult,
+  textResult,
+} from '@toolhost/contracts';
 import { fileVersionOf, moveFileNoReplace } from '@toolhost/read-evidence';
 import type { MoveFileArguments } from './file-arguments.js';
 import { evidenceError } from './file-errors.js';
-import { resolveFilePath, verifyWriteTarget } from './file-mutation.js';
+import { observedName, pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
 import { moveFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 
@@ -40,28 +46,60 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       if (!source.ok) return errorResult(source.error);
       const destination = resolveFilePath(options.pathPolicy, args.destination, 'write', 'destination');
       if (!destination.ok) return errorResult(destination.error);
-      const from = source.value;
       const to = destination.value;
       const store = options.observationsFor(context);
+      const from = { ...source.value, messageName: observedName(source.value, store) };
       return options.locks.withLocks([from.path, to.path], async () => {
-        const current = await store.check(from.path, { displayPath: from.displayPath });
-        if (!current.ok) return errorResult(evidenceError(current.error));
-        const moved = await moveFileNoReplace(from.path, to.path, {
-          createParents: true,
-          sourceDisplayPath: from.displayPath,
-          destinationDisplayPath: to.displayPath,
-          beforeCommit: async () => {
-            const refused =
-              verifyWriteTarget(options.pathPolicy, from.path) ??
-              verifyWriteTarget(options.pathPolicy, to.path);
-            if (refused) return refused;
-            const still = await store.check(from.path, { displayPath: from.displayPath });
-            return still.ok ? undefined : still.error;
-          },
-        });
+        // Both directories pinned: the link and the unlink happen in them, whatever is swapped meanwhile.
+        const sourcePin = pinFilePath(options.pathPolicy, from, 'write', 'source');
+        if (!sourcePin.ok) {
+          if (sourcePin.error.code !== 'FS_NOT_FOUND') return errorResult(sourcePin.error);
+          const checked = await store.check(from.path, { displayPath: from.messageName });
+          return errorResult(checked.ok ? sourcePin.error : evidenceError(checked.error));
+        }
+        const sourceAt = sourcePin.value;
+        const fileLock = await options.fileLocks.acquire(sourceAt.path, { displayPath: from.messageName });
+        if (!fileLock.ok) {
+          sourceAt.close();
+          return errorResult(evidenceError(fileLock.error));
+        }
+        try {
+          const current = await store.check(from.path, {
+            displayPath: from.messageName,
+            diskPath: sourceAt.path,
+          });
+          if (!current.ok) return errorResult(evidenceError(current.error));
+          const destinationPin = pinFilePath(options.pathPolicy, to, 'write', 'destination', true);
+          if (!destinationPin.ok) return errorResult(destinationPin.error);
+          const destinationAt = destinationPin.value;
+          try {
+            const sourceCheck = pinCheck(sourceAt);
+            const destinationCheck = pinCheck(destinationAt);
+            const moved = await moveFileNoReplace(sourceAt.path, destinationAt.path, {
+              sourceDisplayPath: from.messageName,
+              destinationDisplayPath: to.messageName,
+              beforeCommit: async () => {
+                const still = await store.check(from.path, {
+                  displayPath: from.messageName,
+                  diskPath: sourceAt.path,
+                });
+                return still.ok ? undefined : still.error;
+              },
+              commitCheck: () => sourceCheck() ?? destinationCheck(),
+            });
+            return finish(moved, current.value.version.sha256);
+          } finally {
+            destinationAt.close();
+          }
+        } finally {
+          fileLock.value.release();
+          sourceAt.close();
+        }
+      });
+
+      function finish(moved: Awaited<ReturnType<typeof moveFileNoReplace>>, hash: string | null): ToolResult {
         if (!moved.ok) return errorResult(evidenceError(moved.error));
         // The content was confirmed current just before the move; a move does not change it.
-        const hash = current.value.version.sha256;
         store.recordAbsent(from.path);
         if (moved.value.stats) store.recordPresent(to.path, fileVersionOf(moved.value.stats, hash));
         else store.forget(to.path);
@@ -69,7 +107,7 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           `moved ${from.displayPath} to ${to.displayPath}${moved.value.crossDevice ? ' (copied across file systems)' : ''}`,
           { source: from.displayPath, destination: to.displayPath, crossDevice: moved.value.crossDevice },
         );
-      });
+      }
     },
   });
 }

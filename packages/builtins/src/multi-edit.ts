@@ -97,7 +97,7 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
         changedEnd > applied.prefixLength
           ? `; the changes now span ${lineRangeText(diff.changeLine, lastLine)}`
           : '';
-      return textResult(`${header}${where}\n${diff.text}`, {
+      return textResult(`${header}${where}\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`, {
         path: displayPath,
         edits: count,
         replacements: applied.replacements,

@@ -8,7 +8,7 @@ import {
 import { describeVersion, readTextWindow, type TextWindow } from '@toolhost/read-evidence';
 import type { ReadFileArguments } from './file-arguments.js';
 import { evidenceError } from './file-errors.js';
-import { resolveFilePath } from './file-mutation.js';
+import { pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
 import { readFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 
@@ -104,16 +104,31 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       if (!target.ok) return errorResult(target.error);
       const { path, displayPath } = target.value;
       const store = options.observationsFor(context);
-      const window = await readTextWindow(path, {
-        offset: offset ?? 0,
-        limit: args.limit ?? limits.defaultReadLines,
-        maxLineBytes: limits.maxLineBytes,
-        maxWindowBytes: limits.maxPageBytes,
-        hashLimit: store.hashLimit,
-        contentLimit: store.contentLimit,
-        signal: context.signal,
-        displayPath,
-      });
+      // The directory is pinned: the read happens in it whatever is swapped meanwhile, and the pin is
+      // confirmed after the read, before any byte is shown or recorded.
+      const pinned = pinFilePath(options.pathPolicy, target.value, 'read', 'path');
+      if (!pinned.ok) {
+        if (pinned.error.code === 'FS_NOT_FOUND') store.recordAbsent(path);
+        return errorResult(pinned.error);
+      }
+      const pin = pinned.value;
+      let window: Awaited<ReturnType<typeof readTextWindow>>;
+      try {
+        window = await readTextWindow(pin.path, {
+          offset: offset ?? 0,
+          limit: args.limit ?? limits.defaultReadLines,
+          maxLineBytes: limits.maxLineBytes,
+          maxWindowBytes: limits.maxPageBytes,
+          hashLimit: store.hashLimit,
+          contentLimit: store.contentLimit,
+          signal: context.signal,
+          displayPath: target.value.messageName,
+        });
+        const moved = pinCheck(pin)();
+        if (moved) return errorResult(evidenceError(moved));
+      } finally {
+        pin.close();
+      }
       if (!window.ok) {
         if (window.error.code === 'FS_NOT_FOUND') store.recordAbsent(path);
         return errorResult(evidenceError(window.error));

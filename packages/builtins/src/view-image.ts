@@ -5,7 +5,11 @@ import type { PathPolicy } from '@toolhost/path-policy';
 import { abortErrorOf } from './discovery-abort.js';
 import type { ViewImageArguments } from './discovery-arguments.js';
 import { DISCOVERY_ANNOTATIONS, DISCOVERY_CATEGORIES, discoveryExecution } from './discovery-definition.js';
-import { fileSystemError, resolveDiscoveryTarget } from './discovery-policy.js';
+import {
+  fileSystemError,
+  pathPolicyErrorToToolhostError,
+  resolveDiscoveryTarget,
+} from './discovery-policy.js';
 import { viewImageArgumentsSchema } from './discovery-schemas.generated.js';
 
 /** The largest image file `view_image` returns, in bytes (3 MiB). */
@@ -74,9 +78,16 @@ export function createViewImageTool(options: ViewImageToolOptions): ToolDefiniti
           }),
         );
       }
+      // The directory is pinned: the read happens in it whatever is swapped meanwhile, and the pin is
+      // confirmed after the read, before any byte is returned.
+      const pinned = policy.pinTarget(file, { access: 'read' });
+      if (!pinned.ok) return errorResult(pathPolicyErrorToToolhostError(pinned.error));
+      const pin = pinned.value;
       let bytes: Buffer;
       try {
-        const read = await readImageFile(file, context.signal);
+        const read = await readImageFile(pin.path, context.signal);
+        const confirmed = pin.verify();
+        if (!confirmed.ok) return errorResult(pathPolicyErrorToToolhostError(confirmed.error));
         if (!read.ok) {
           return errorResult(
             new ToolhostError({
@@ -91,6 +102,8 @@ export function createViewImageTool(options: ViewImageToolOptions): ToolDefiniti
       } catch (error) {
         if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'view_image'));
         return errorResult(fileSystemError(error, displayPath));
+      } finally {
+        pin.close();
       }
       let size: { width: number; height: number; type?: string };
       try {

@@ -1,9 +1,17 @@
 import { lstat } from 'node:fs/promises';
 import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
+import type { PinnedTarget } from '@toolhost/path-policy';
 import { convertLineEndings, encodeText, fsErrorToEvidence, writeFileAtomic } from '@toolhost/read-evidence';
 import { formatUnifiedDiff } from './file-diff.js';
 import { evidenceError } from './file-errors.js';
-import { mutateTextFile, recordWritten, resolveFilePath, verifyWriteTarget } from './file-mutation.js';
+import {
+  mutateTextFile,
+  observedName,
+  pinCheck,
+  pinFilePath,
+  recordWritten,
+  resolveFilePath,
+} from './file-mutation.js';
 import type { WriteFileArguments } from './file-arguments.js';
 import { writeFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
@@ -51,40 +59,56 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
       const store = options.observationsFor(context);
       const suppliedBytes = Buffer.byteLength(args.content);
 
-      let exists = true;
+      // Create or replace: decided on the pinned directory, so a swapped directory cannot fake either.
+      let pin: PinnedTarget | undefined;
+      let exists = false;
+      const probe = pinFilePath(options.pathPolicy, target.value, 'write', 'path');
+      if (!probe.ok && probe.reason !== 'missing_parent') return errorResult(probe.error);
       try {
-        await lstat(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-          return errorResult(evidenceError(fsErrorToEvidence(error, displayPath)));
-        exists = false;
-      }
-
-      if (!exists) {
-        return options.locks.withLocks([path], async () => {
-          const observed = store.lookup(path);
-          if (observed.state === 'present') {
-            const checked = await store.check(path, { displayPath });
-            if (!checked.ok) return errorResult(evidenceError(checked.error));
+        if (probe.ok) {
+          pin = probe.value;
+          try {
+            await lstat(pin.path);
+            exists = true;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+              return errorResult(evidenceError(fsErrorToEvidence(error, target.value.messageName)));
           }
-          const refused = verifyWriteTarget(options.pathPolicy, path);
-          if (refused) return errorResult(evidenceError(refused));
-          const bytes = encodeText(args.content, { name: 'utf-8', bom: false });
-          if (!bytes.ok) return errorResult(evidenceError(bytes.error));
-          const created = await writeFileAtomic(path, bytes.value, {
-            exclusive: true,
-            createParents: true,
-            displayPath,
-            beforeCommit: () => verifyWriteTarget(options.pathPolicy, path),
+        }
+        if (!exists) {
+          return await options.locks.withLocks([path], async () => {
+            const observed = store.lookup(path);
+            if (observed.state === 'present') {
+              const checked = await store.check(path, {
+                displayPath: observedName(target.value, store),
+                ...(pin ? { diskPath: pin.path } : {}),
+              });
+              if (!checked.ok) return errorResult(evidenceError(checked.error));
+            }
+            if (!pin) {
+              const created = pinFilePath(options.pathPolicy, target.value, 'write', 'path', true);
+              if (!created.ok) return errorResult(created.error);
+              pin = created.value;
+            }
+            const bytes = encodeText(args.content, { name: 'utf-8', bom: false });
+            if (!bytes.ok) return errorResult(evidenceError(bytes.error));
+            const created = await writeFileAtomic(pin.path, bytes.value, {
+              exclusive: true,
+              displayPath: target.value.messageName,
+              commitCheck: pinCheck(pin),
+              directoryRealPath: pin.directoryRealPath,
+            });
+            if (!created.ok) return errorResult(evidenceError(created.error));
+            recordWritten(store, path, bytes.value, created.value.stats);
+            const lines = lineCount(args.content);
+            return textResult(
+              `created ${displayPath} (${lines} line${lines === 1 ? '' : 's'}, ${suppliedBytes} bytes)`,
+              { path: displayPath, operation: 'create', bytes: suppliedBytes, lines },
+            );
           });
-          if (!created.ok) return errorResult(evidenceError(created.error));
-          recordWritten(store, path, bytes.value, created.value.stats);
-          const lines = lineCount(args.content);
-          return textResult(
-            `created ${displayPath} (${lines} line${lines === 1 ? '' : 's'}, ${suppliedBytes} bytes)`,
-            { path: displayPath, operation: 'create', bytes: suppliedBytes, lines },
-          );
-        });
+        }
+      } finally {
+        pin?.close();
       }
 
       const outcome = await mutateTextFile(options, store, target.value, ({ decoded }) => {
@@ -129,7 +153,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
         maxBytes: limits.maxDiffBytes,
       });
       return textResult(
-        `wrote ${suppliedBytes} bytes to ${displayPath} (replaced its content)\n${diff.text}`,
+        `wrote ${suppliedBytes} bytes to ${displayPath} (replaced its content)\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`,
         details,
       );
     },

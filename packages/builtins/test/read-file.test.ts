@@ -96,7 +96,8 @@ describe('read_file', () => {
     const files = await fileTools(t);
     const error = errorOf(await files.call('read_file', { path: 'missing.txt' }));
     assert.equal(error.code, 'FS_NOT_FOUND');
-    assert.match(error.text, /^FS_NOT_FOUND: missing\.txt does not exist; /);
+    // The missing path is named by its argument, never echoed (finding 4 of issue 15).
+    assert.match(error.text, /^FS_NOT_FOUND: the path given as "path" does not exist; /);
     assert.deepEqual(files.store.lookup(join(files.root, 'missing.txt')), { state: 'absent' });
   });
 

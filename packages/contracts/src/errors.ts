@@ -217,6 +217,11 @@ export const ERROR_CODES = {
       'The disk, or a disk budget of the host, is full (ENOSPC, EDQUOT or a configured limit): the write did not happen and nothing was left half-written.',
     recovery: 'free disk space or raise the budget; retrying at once will fail the same way',
   },
+  FS_LOCKED: {
+    kind: 'state',
+    summary: 'Another toolhost process is modifying this file and did not finish within the lock timeout.',
+    recovery: 'retry shortly; if it keeps failing, look for a stuck toolhost process',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

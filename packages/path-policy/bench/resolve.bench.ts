@@ -22,6 +22,14 @@ const subjects: Record<string, () => unknown> = {
   'policy.resolve (new file)': () => policy.resolve('src/components/widgets/new.tsx', { access: 'write' }),
   'policy.displayPathOf': () => policy.displayPathOf(absolute),
   'policy.allows (read)': () => policy.allows(absolute, 'read'),
+  // A pin of a directory pinned before (the cached descriptor is confirmed by readlink), the
+  // confirmation a reader makes after its read, and the release: what a file tool adds to resolve.
+  'pinTarget + verify + close': () => {
+    const pinned = policy.pinTarget(absolute, { access: 'read' });
+    if (!pinned.ok) throw new Error(pinned.error.message);
+    pinned.value.verify();
+    pinned.value.close();
+  },
 };
 
 const ROUNDS = 15;

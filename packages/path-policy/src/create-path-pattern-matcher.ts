@@ -43,6 +43,15 @@ export interface PathPatternMatcher {
   match(subject: string, relativeToRoot: boolean): string | undefined;
   /** {@link PathPatternMatcher.match} on names already split (no `.` or `..` names). */
   matchNames(names: readonly string[], relativeToRoot: boolean): string | undefined;
+  /**
+   * The pattern that covers a path: the one deciding for the path itself or for any directory
+   * above it, the outermost first (requirement PP-PROT-6). A directory that a pattern decides for
+   * covers everything beneath it, as in `.gitignore` and as the shell sandbox hides or re-binds a
+   * matched directory as a whole: `certs.key/inner.txt` is covered by `*.key`, and an exception
+   * cannot re-include a path below a covered directory (`['secrets/', '!secrets/a']` covers
+   * `secrets/a`; write `secrets/*` to make exceptions inside). `undefined` when nothing covers it.
+   */
+  matchCovering(names: readonly string[], relativeToRoot: boolean): string | undefined;
 }
 
 /** `**` as a whole name: any number of names, including none. */
@@ -131,6 +140,63 @@ function matchesParts(parts: CompiledPattern['parts'], names: readonly string[])
 }
 
 /**
+ * Marks in `out` (indexed by prefix length, 1..names.length) every non-empty prefix of `names`
+ * that `parts` match, with the same dynamic program as {@link matchesParts}: O(parts × names).
+ */
+function markMatchingPrefixes(
+  parts: CompiledPattern['parts'],
+  names: readonly string[],
+  out: Uint8Array,
+  at: number,
+): boolean {
+  let marked = false;
+  // `**/name`: the prefixes ending in a matching name.
+  if (parts.length === 2 && parts[0] === GLOBSTAR && parts[1] !== GLOBSTAR) {
+    const regex = parts[1]!;
+    for (let index = 0; index < names.length; index += 1)
+      if (regex.test(names[index]!)) {
+        out[at + index + 1] = 1;
+        marked = true;
+      }
+    return marked;
+  }
+  // `**/name/**`: every prefix from the first matching name on.
+  if (parts.length === 3 && parts[0] === GLOBSTAR && parts[1] !== GLOBSTAR && parts[2] === GLOBSTAR) {
+    const regex = parts[1]!;
+    let index = 0;
+    while (index < names.length && !regex.test(names[index]!)) index += 1;
+    for (index += 1; index <= names.length; index += 1) {
+      out[at + index] = 1;
+      marked = true;
+    }
+    return marked;
+  }
+  let reachable = new Uint8Array(names.length + 1);
+  reachable[0] = 1;
+  for (const part of parts) {
+    const next = new Uint8Array(names.length + 1);
+    let any = false;
+    for (let index = 0; index <= names.length; index += 1) {
+      if (part === GLOBSTAR) {
+        if (reachable[index] === 1) any = true;
+        if (any) next[index] = 1;
+      } else if (reachable[index] === 1 && index < names.length && part.test(names[index]!)) {
+        next[index + 1] = 1;
+        any = true;
+      }
+    }
+    if (!any) return false;
+    reachable = next;
+  }
+  for (let index = 1; index <= names.length; index += 1)
+    if (reachable[index] === 1) {
+      out[at + index] = 1;
+      marked = true;
+    }
+  return marked;
+}
+
+/**
  * Compiles a list of path patterns (picomatch globs with `/` separators; requirement PP-PROT-4).
  *
  * Semantics, close to .gitignore:
@@ -140,6 +206,8 @@ function matchesParts(parts: CompiledPattern['parts'], names: readonly string[])
  * - a pattern starting with `!` is an exception, and the last matching pattern decides
  *   (`['.env.*', '!.env.example']`);
  * - dotfiles are matched by `*`; case follows `caseSensitive`;
+ * - {@link PathPatternMatcher.matchCovering} (what the path policy uses) also lets a matched
+ *   directory cover everything beneath it, as `.gitignore` does;
  * - each name is matched by its own picomatch regex, and `**` by a dynamic program, so the cost is
  *   linear in the path's names whatever the patterns.
  *
@@ -160,9 +228,32 @@ export function createPathPatternMatcher(
     }
     return undefined;
   };
+  const matchCovering = (names: readonly string[], relativeToRoot: boolean): string | undefined => {
+    if (names.length === 0) return matchNames(names, relativeToRoot);
+    // One row of prefix matches per pattern, then per prefix (outermost first) the last matching
+    // pattern decides: O(patterns × names), the same bound as one whole-path match per name.
+    const width = names.length + 1;
+    const rows = new Uint8Array(compiled.length * width);
+    let any = false;
+    for (const [index, entry] of compiled.entries()) {
+      if (entry.anchored && !relativeToRoot) continue;
+      if (markMatchingPrefixes(entry.parts, names, rows, index * width)) any = true;
+    }
+    if (!any) return undefined;
+    for (let length = 1; length <= names.length; length += 1) {
+      for (let index = compiled.length - 1; index >= 0; index -= 1) {
+        if (rows[index * width + length] !== 1) continue;
+        const entry = compiled[index]!;
+        if (!entry.negated) return entry.pattern;
+        break;
+      }
+    }
+    return undefined;
+  };
   return {
     patterns: Object.freeze([...patterns]),
     matchNames,
+    matchCovering,
     match: (subject, relativeToRoot) =>
       matchNames(
         subject.split('/').filter((name) => name !== '' && name !== '.'),

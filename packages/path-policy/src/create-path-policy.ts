@@ -5,7 +5,7 @@ import {
   DEFAULT_PROTECTED_PATHS,
   DEFAULT_SECRET_PATHS,
 } from './create-path-pattern-matcher.js';
-import { type PathPolicyError, pathError, quoteInput } from './path-policy-error.js';
+import { type PathPolicyError, pathError, quoteDisplayPath, subjectOf } from './path-policy-error.js';
 import {
   absoluteDisplayPath,
   HOST_CASE_SENSITIVE,
@@ -18,6 +18,7 @@ import {
 import { detectCaseSensitivity } from './detect-case-sensitivity.js';
 import { DEFAULT_MAX_PATH_LENGTH, resolveLexicalPath } from './resolve-lexical-path.js';
 import { resolveRealPath } from './resolve-real-path.js';
+import { type PinTargetOptions, type PinTargetResult, pinTarget } from './pin-target.js';
 
 /**
  * How far file access reaches:
@@ -50,6 +51,12 @@ export interface PathPolicyOptions {
   readonly caseSensitive?: boolean;
   /** Longest accepted input, in UTF-8 bytes. Default 4096. */
   readonly maxPathLength?: number;
+  /**
+   * How {@link PathPolicy.pinTarget} holds directories: `auto` (by descriptor where the platform
+   * allows, see `descriptorPinningAvailable`) or `path` (always the path-based fallback, as on macOS
+   * and Windows). Default `auto`.
+   */
+  readonly pinning?: 'auto' | 'path';
 }
 
 /** Options of {@link PathPolicy.resolve}. */
@@ -58,6 +65,11 @@ export interface ResolvePathOptions {
   readonly access: PathAccess;
   /** Treat `null` and an empty or blank input like a missing one (`.`), for tools whose path argument is optional. Default false. */
   readonly optional?: boolean;
+  /**
+   * The name of the argument the input came from, so a refusal can say which one was wrong
+   * (`The path given as "destination" is outside the project root`). Messages never echo the input.
+   */
+  readonly argument?: string;
 }
 
 /** A resolved path, or why it was refused. */
@@ -130,6 +142,24 @@ export interface PathPolicy {
    * could redirect it (requirement PP-WRITE-5). `verifyWriteTarget(p)` is `verifyTarget(p, 'write')`.
    */
   verifyTarget(realPath: string, access: PathAccess): ResolvePathResult;
+  /**
+   * Pins the directory of a real path that {@link PathPolicy.resolve} returned, so that a file
+   * operation on it cannot be raced out of the roots (requirement PP-PIN). On Linux with /proc the
+   * directory is opened from its root one name at a time with `O_DIRECTORY | O_NOFOLLOW` (creating
+   * missing ones with `createParents`, each inside the directory above it) and held by descriptor;
+   * the returned `path` reaches the target through `/proc/self/fd/<descriptor>/<name>`, so a
+   * directory swapped for a symbolic link before or during the walk fails it (`PATH_INVALID`, reason
+   * `changed_since_check`) and one swapped afterwards no longer matters. Open the final name with
+   * `O_NOFOLLOW` (or replace it with `rename`, which never follows it), call `verify()` immediately
+   * before committing a write and after a read, and `close()` at the end. Elsewhere (macOS,
+   * Windows, Linux without /proc) the pin is the real path and `verify()` the path-based
+   * {@link PathPolicy.verifyTarget}: the window between check and use is narrowed, not closed.
+   *
+   * Error codes: the policy's refusals for `access` (the path is decided again), `PATH_INVALID`
+   * (`not_canonical`, `changed_since_check`), `FS_NOT_FOUND` (`missing_parent`,
+   * `parent_not_a_directory`; without `createParents`), `FS_ACCESS_DENIED`.
+   */
+  pinTarget(realPath: string, options: PinTargetOptions): PinTargetResult;
 }
 
 /** A path split once, with the roots that hold it. */
@@ -244,10 +274,12 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   ): { kind: 'secret' | 'protected'; pattern: string } | undefined {
     for (const target of targets) {
       for (const [subject, relative] of subjectsOf(target)) {
-        const secret = secretMatcher.matchNames(subject, relative);
+        // A matched directory covers everything beneath it (PP-PROT-6), as the shell sandbox
+        // hides or re-binds it as a whole.
+        const secret = secretMatcher.matchCovering(subject, relative);
         if (secret !== undefined) return { kind: 'secret', pattern: secret };
         if (access === 'write') {
-          const guarded = protectedMatcher.matchNames(subject, relative);
+          const guarded = protectedMatcher.matchCovering(subject, relative);
           if (guarded !== undefined) return { kind: 'protected', pattern: guarded };
         }
       }
@@ -255,27 +287,31 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return undefined;
   }
 
-  function refuseNoAccess(shown: string): { ok: false; error: PathPolicyError } {
+  function refuseNoAccess(subject: string): { ok: false; error: PathPolicyError } {
     if (mode === 'none') {
       return pathError(
         'PATH_OUTSIDE_ROOT',
         'no_access',
-        `Path ${shown} was refused: this tool has no file system access (path access "none").`,
+        `${subject} was refused: this tool has no file system access (path access "none").`,
       );
     }
     return pathError(
       'PATH_OUTSIDE_ROOT',
       'no_roots',
-      `Path ${shown} was refused: no allowed roots are configured, so no path is accessible.`,
+      `${subject} was refused: no allowed roots are configured, so no path is accessible.`,
     );
   }
 
-  /** The decision on a real path; `lexical` is the path as named before links were resolved. */
+  /**
+   * The decision on a real path; `lexical` is the path as named before links were resolved.
+   * `subject` names the path in messages; an existing path inside the roots is shown by its bounded
+   * display path where that helps (a protected file), never an outside or a secret one (PP-MSG-1).
+   */
   function decide(
     realPath: string,
     lexicalPath: string | undefined,
     access: PathAccess,
-    shown: string,
+    subject: string,
     exists: boolean,
   ): ResolvePathResult {
     const real = locate(realPath);
@@ -286,13 +322,13 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
         return pathError(
           'PATH_OUTSIDE_ROOT',
           'symlink_outside_root',
-          `Path ${shown} resolves through a symbolic link to a location outside ${scope}, which file tools may not use. ${remedy}`,
+          `${subject} resolves through a symbolic link to a location outside ${scope}, which file tools may not use. ${remedy}`,
         );
       }
       return pathError(
         'PATH_OUTSIDE_ROOT',
         'outside_root',
-        `Path ${shown} is outside ${scope}; file tools may only use paths inside it. ${remedy}`,
+        `${subject} is outside ${scope}; file tools may only use paths inside it. ${remedy}`,
       );
     }
     // The name as given counts too: a link named `.env` is a secret whatever it points at.
@@ -301,14 +337,14 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       return pathError(
         'PATH_PROTECTED',
         'secret',
-        `Path ${shown} is a secret file (it matches the secret pattern ${JSON.stringify(protection.pattern)}); it cannot be read, listed or written. Choose another file.`,
+        `${subject} is a secret file (it matches the secret pattern ${JSON.stringify(protection.pattern)}); secret files, and everything in a secret directory, cannot be read, listed or written. Choose another file.`,
       );
     }
     if (protection?.kind === 'protected') {
       return pathError(
         'PATH_PROTECTED',
         'protected',
-        `Path ${shown} is protected (it matches ${JSON.stringify(protection.pattern)}); it can be read but not written. Choose another target.`,
+        `${exists ? quoteDisplayPath(displayOf(real)) : subject} is protected (it matches ${JSON.stringify(protection.pattern)}); it can be read but not written. Choose another target.`,
       );
     }
     return { ok: true, path: realPath, displayPath: displayOf(real), exists };
@@ -320,9 +356,14 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     // Providers' strict modes send `null` for an omitted optional argument.
     const blank = given === null || (typeof given === 'string' && given.trim() === '');
     if (given === undefined || (resolveOptions.optional === true && blank)) given = '.';
-    const shown = typeof given === 'string' ? quoteInput(given) : 'value';
-    if (base === undefined) return refuseNoAccess(shown);
-    const lexical = resolveLexicalPath(given, { base: roots[0]!, platform, maxPathLength });
+    const subject = subjectOf(resolveOptions.argument);
+    if (base === undefined) return refuseNoAccess(subject);
+    const lexical = resolveLexicalPath(given, {
+      base: roots[0]!,
+      platform,
+      maxPathLength,
+      ...(resolveOptions.argument === undefined ? {} : { argument: resolveOptions.argument }),
+    });
     if (!lexical.ok) return lexical;
     const real = resolveRealPath(lexical.path);
     if (!real.ok) {
@@ -331,25 +372,25 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
           return pathError(
             'PATH_INVALID',
             'symlink_loop',
-            `Path ${shown} cannot be resolved: it runs into a loop of symbolic links (ELOOP). Use another path.`,
+            `${subject} cannot be resolved: it runs into a loop of symbolic links (ELOOP). Use another path.`,
           );
         case 'too_long':
           return pathError(
             'PATH_INVALID',
             'too_long',
-            `Path ${shown} is too long for the file system once joined to its root (ENAMETOOLONG). Use a shorter path.`,
+            `${subject} is too long for the file system once joined to its root (ENAMETOOLONG). Use a shorter path.`,
           );
         case 'access_denied':
           return pathError(
             'FS_ACCESS_DENIED',
             'access_denied',
-            `Path ${shown} cannot be resolved: the operating system denied access to a directory on the way. Choose a path this user can access.`,
+            `${subject} cannot be resolved: the operating system denied access to a directory on the way. Choose a path this user can access.`,
           );
         default:
           return pathError(
             'PATH_INVALID',
             'unresolvable',
-            `Path ${shown} cannot be resolved (${real.errno}). Use another path.`,
+            `${subject} cannot be resolved (${real.errno}). Use another path.`,
           );
       }
     }
@@ -359,17 +400,17 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       return pathError(
         'PATH_INVALID',
         'too_long',
-        `Path ${shown} is ${bytes} bytes long once joined to its root; the file system limit is ${HOST_PATH_MAX} bytes. Use a shorter path.`,
+        `${subject} is ${bytes} bytes long once joined to its root; the file system limit is ${HOST_PATH_MAX} bytes. Use a shorter path.`,
       );
     }
     if (!real.exists && typeof given === 'string' && TILDE_FORM.test(given)) {
       return pathError(
         'PATH_INVALID',
         'tilde_not_expanded',
-        `Path ${shown} does not exist: "~" is not expanded to a home directory here. Pass a path relative to the project root.`,
+        `${subject} starts with "~" and does not exist: "~" is not expanded to a home directory here. Pass a path relative to the project root.`,
       );
     }
-    return decide(real.path, lexical.path, access, shown, real.exists);
+    return decide(real.path, lexical.path, access, subject, real.exists);
   }
 
   function isProtected(realPath: string, access: PathAccess): boolean {
@@ -393,15 +434,14 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       );
     }
     const target = locate(realPath);
-    const shown = JSON.stringify(displayOf(target));
-    if (base === undefined) return refuseNoAccess(shown);
-    const decision = decide(realPath, undefined, access, shown, false);
+    if (base === undefined) return refuseNoAccess('The target');
+    const decision = decide(realPath, undefined, access, 'The target', false);
     if (!decision.ok) return decision;
     const changed = (what: string) =>
       pathError(
         'PATH_INVALID',
         'changed_since_check',
-        `Path ${shown} changed after it was checked (${what}); ${nothing}. Resolve the path again.`,
+        `The target changed after it was checked (${what}); ${nothing}. Retry the call; if it keeps failing, something is rewriting that directory tree.`,
       );
     // Walk up to the deepest existing directory; it must be its own real path.
     let directory = path.dirname(realPath);
@@ -451,6 +491,40 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     return { ok: true, path: realPath, displayPath: displayOf(target), exists };
   }
 
+  /** The deepest root holding a real path (by whole names), for the descriptor walk. */
+  function rootOf(realPath: string): string | undefined {
+    const target = locate(realPath);
+    let deepest: SplitPath | undefined;
+    for (const root of target.within)
+      if (deepest === undefined || root.segments.length > deepest.segments.length) deepest = root;
+    if (deepest === undefined) return undefined;
+    return roots[splitRoots.indexOf(deepest)];
+  }
+
+  if (options.pinning !== undefined && options.pinning !== 'auto' && options.pinning !== 'path')
+    throw new TypeError(`path policy: unknown pinning ${JSON.stringify(options.pinning)}`);
+  const pinner = {
+    caseSensitive,
+    descriptors: options.pinning !== 'path',
+    rootOf,
+    displayPathOf: (realPath: string) => displayOf(locate(realPath)),
+    decide: (realPath: string, access: PathAccess) => {
+      if (base === undefined) return refuseNoAccess('value');
+      const decision = decide(
+        realPath,
+        undefined,
+        access,
+        JSON.stringify(displayOf(locate(realPath))),
+        false,
+      );
+      return decision.ok ? { ok: true as const } : decision;
+    },
+    verifyTarget: (realPath: string, access: PathAccess) => {
+      const verified = verifyTarget(realPath, access);
+      return verified.ok ? { ok: true as const } : verified;
+    },
+  };
+
   return Object.freeze({
     mode,
     roots,
@@ -464,5 +538,6 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     allows,
     verifyWriteTarget: (realPath: string) => verifyTarget(realPath, 'write'),
     verifyTarget,
+    pinTarget: (realPath: string, options: PinTargetOptions) => pinTarget(pinner, realPath, options),
   });
 }

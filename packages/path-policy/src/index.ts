@@ -15,6 +15,13 @@ export {
   type ResolvePathResult,
 } from './create-path-policy.js';
 export { detectCaseSensitivity } from './detect-case-sensitivity.js';
+export {
+  descriptorPinningAvailable,
+  type PinMode,
+  type PinnedTarget,
+  type PinTargetOptions,
+  type PinTargetResult,
+} from './pin-target.js';
 export type { PathPolicyError, PathPolicyErrorCode, PathPolicyErrorReason } from './path-policy-error.js';
 export {
   HOST_CASE_SENSITIVE,

@@ -6,7 +6,8 @@ export type PathPolicyErrorCode =
   | 'PATH_INVALID'
   | 'PATH_OUTSIDE_ROOT'
   | 'PATH_PROTECTED'
-  | 'FS_ACCESS_DENIED';
+  | 'FS_ACCESS_DENIED'
+  | 'FS_NOT_FOUND';
 
 /**
  * Why a path was refused, one step finer than the code: for audit records and tests, never needed
@@ -36,11 +37,15 @@ export type PathPolicyErrorReason =
   | 'symlink_outside_root'
   | 'protected'
   | 'secret'
-  | 'access_denied';
+  | 'access_denied'
+  | 'missing_parent'
+  | 'parent_not_a_directory';
 
 /**
  * A refused path: `code` is what hosts map onto their error type, `message` is written for the
- * model (what failed, the rule, the remedy; it shows the input as given and never an absolute root).
+ * model (what failed, the rule, the remedy). A message never echoes the input: it names the argument
+ * when the caller gave its name, shows at most the bounded display path of something that exists
+ * inside the roots, and never an outside path, an absolute root or a secret's name.
  */
 export interface PathPolicyError {
   readonly code: PathPolicyErrorCode;
@@ -48,13 +53,30 @@ export interface PathPolicyError {
   readonly message: string;
 }
 
-/** The longest slice of an input that messages quote; longer inputs are cut with an ellipsis. */
-const QUOTE_LIMIT = 160;
+/** The longest display path a message shows; longer ones keep their start and end around an ellipsis. */
+const DISPLAY_LIMIT = 160;
+/** The longest argument name a message shows. */
+const ARGUMENT_LIMIT = 64;
 
-/** Quotes an input for a message: JSON escaping makes control characters and NUL bytes visible. */
-export function quoteInput(input: string): string {
-  const cut = input.length > QUOTE_LIMIT ? `${input.slice(0, QUOTE_LIMIT)}…` : input;
-  return JSON.stringify(cut);
+/**
+ * How a message names the path it refuses without echoing the model's argument (requirement
+ * PP-MSG-1): `The path`, or `The path given as "<argument>"` when the caller named the argument (an
+ * argument name is the tool's, never the model's).
+ */
+export function subjectOf(argument: string | undefined): string {
+  if (argument === undefined || argument === '') return 'The path';
+  const name = argument.length > ARGUMENT_LIMIT ? `${argument.slice(0, ARGUMENT_LIMIT)}…` : argument;
+  return `The path given as ${JSON.stringify(name)}`;
+}
+
+/**
+ * A display path fit for a message: quoted, with control characters escaped, at most 160 characters
+ * (the middle is cut). Only for the display path of something that exists inside the roots.
+ */
+export function quoteDisplayPath(displayPath: string): string {
+  if (displayPath.length <= DISPLAY_LIMIT) return JSON.stringify(displayPath);
+  const half = Math.floor((DISPLAY_LIMIT - 1) / 2);
+  return JSON.stringify(`${displayPath.slice(0, half)}…${displayPath.slice(-half)}`);
 }
 
 /** Builds a refused-path value (internal helper; callers return it as `{ ok: false, error }`). */

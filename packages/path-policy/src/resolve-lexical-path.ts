@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type PathPolicyError, pathError, quoteInput } from './path-policy-error.js';
+import { type PathPolicyError, pathError, subjectOf } from './path-policy-error.js';
 import { HOST_PLATFORM, type PathPlatform } from './path-syntax.js';
 
 /** The default ceiling on an input path, in UTF-8 bytes (Linux `PATH_MAX`). */
@@ -19,6 +19,8 @@ export interface ResolveLexicalPathOptions {
   readonly platform?: PathPlatform;
   /** Longest accepted input in UTF-8 bytes. Default {@link DEFAULT_MAX_PATH_LENGTH}. */
   readonly maxPathLength?: number;
+  /** The argument's name, for messages (`The path given as "source"`); messages never echo the input. */
+  readonly argument?: string;
 }
 
 /** The absolute, normalised path an input names, or why the input is unusable. */
@@ -33,10 +35,10 @@ const WINDOWS_DRIVE = /^[A-Za-z]:/;
 
 function refuseWindows(
   reason: Parameters<typeof pathError>[1],
-  input: string,
+  subject: string,
   rule: string,
 ): { ok: false; error: PathPolicyError } {
-  return pathError('PATH_INVALID', reason, `Path ${quoteInput(input)} is not usable: ${rule}`);
+  return pathError('PATH_INVALID', reason, `${subject} is not usable: ${rule}`);
 }
 
 /**
@@ -60,18 +62,19 @@ export function resolveLexicalPath(
   input: unknown,
   options: ResolveLexicalPathOptions,
 ): ResolveLexicalPathResult {
+  const subject = subjectOf(options.argument);
   if (typeof input !== 'string') {
     return pathError(
       'PATH_INVALID',
       'not_a_string',
-      `The path must be a string, not ${describeType(input)}.`,
+      `${subject} must be a string, not ${describeType(input)}.`,
     );
   }
   if (input.includes('\u0000')) {
     return pathError(
       'PATH_INVALID',
       'nul_byte',
-      `Path ${quoteInput(input)} contains a NUL byte, which no file name can contain. Remove it.`,
+      `${subject} contains a NUL byte, which no file name can contain. Remove it.`,
     );
   }
   // A lone UTF-16 surrogate has no UTF-8 form: the file system would see U+FFFD instead, another name.
@@ -79,14 +82,14 @@ export function resolveLexicalPath(
     return pathError(
       'PATH_INVALID',
       'invalid_unicode',
-      `Path ${quoteInput(input)} is not valid Unicode (it contains an unpaired surrogate). Pass the name as valid text.`,
+      `${subject} is not valid Unicode (it contains an unpaired surrogate). Pass the name as valid text.`,
     );
   }
   if (input.trim() === '') {
     return pathError(
       'PATH_INVALID',
       'empty',
-      'The path is empty. Pass a file or directory path relative to the project root.',
+      `${subject} is empty. Pass a file or directory path relative to the project root.`,
     );
   }
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
@@ -95,11 +98,13 @@ export function resolveLexicalPath(
     return pathError(
       'PATH_INVALID',
       'too_long',
-      `Path ${quoteInput(input)} is ${bytes} bytes long; the limit is ${maxPathLength} bytes. Use a shorter path.`,
+      `${subject} is ${bytes} bytes long; the limit is ${maxPathLength} bytes. Use a shorter path.`,
     );
   }
   const platform = options.platform ?? HOST_PLATFORM;
-  return platform === 'win32' ? resolveWindows(input, options.base) : resolvePosix(input, options.base);
+  return platform === 'win32'
+    ? resolveWindows(input, options.base, subject)
+    : resolvePosix(input, options.base, subject);
 }
 
 function describeType(value: unknown): string {
@@ -108,31 +113,31 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function nameTooLong(input: string, length: number, unit: string): { ok: false; error: PathPolicyError } {
+function nameTooLong(subject: string, length: number, unit: string): { ok: false; error: PathPolicyError } {
   return pathError(
     'PATH_INVALID',
     'name_too_long',
-    `Path ${quoteInput(input)} has a name of ${length} ${unit}; the limit for one name is ${MAX_NAME_LENGTH} ${unit}. Use a shorter name.`,
+    `${subject} has a name of ${length} ${unit}; the limit for one name is ${MAX_NAME_LENGTH} ${unit}. Use a shorter name.`,
   );
 }
 
-function resolvePosix(input: string, base: string): ResolveLexicalPathResult {
+function resolvePosix(input: string, base: string, subject: string): ResolveLexicalPathResult {
   for (const name of input.split('/')) {
     // Checked here because the kernel's ENAMETOOLONG for a missing name would only surface at write time.
     const length = Buffer.byteLength(name, 'utf8');
-    if (length > MAX_NAME_LENGTH) return nameTooLong(input, length, 'bytes');
+    if (length > MAX_NAME_LENGTH) return nameTooLong(subject, length, 'bytes');
   }
   // posix.resolve never consults process.cwd() here: `base` is absolute. It also drops trailing
   // separators and `.` names and applies `..` (stopping at `/`).
   return { ok: true, path: path.posix.resolve(base, input) };
 }
 
-function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
+function resolveWindows(input: string, base: string, subject: string): ResolveLexicalPathResult {
   let text = input.replace(/\//g, '\\');
   if (text.startsWith('\\??\\')) {
     return refuseWindows(
       'windows_device_path',
-      input,
+      subject,
       'NT object paths (\\??\\) are not supported. Use C:\\... or a path relative to the project root.',
     );
   }
@@ -146,7 +151,7 @@ function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
     } else {
       return refuseWindows(
         'windows_device_path',
-        input,
+        subject,
         'device paths (\\\\.\\pipe, \\\\?\\Volume{...}, \\\\.\\PhysicalDrive0 ...) are not supported. Use C:\\... or a path relative to the project root.',
       );
     }
@@ -157,7 +162,7 @@ function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
     if (!unc || unc[1] === '.' || unc[1] === '?') {
       return refuseWindows(
         'windows_unc_incomplete',
-        input,
+        subject,
         'a UNC path needs a server and a share (\\\\server\\share\\...).',
       );
     }
@@ -166,8 +171,8 @@ function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
     if (text[2] !== '\\') {
       return refuseWindows(
         'windows_drive_relative',
-        input,
-        `a drive-relative path (${text.slice(0, 2)}name) depends on a per-drive working directory. Use ${text.slice(0, 2)}\\... or a path relative to the project root.`,
+        subject,
+        'a drive-relative path (C:name) depends on a per-drive working directory. Use C:\\... or a path relative to the project root.',
       );
     }
     rootLength = 3;
@@ -179,14 +184,14 @@ function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
     if (WINDOWS_INVALID_CHARACTER.test(name)) {
       return refuseWindows(
         'windows_invalid_name',
-        input,
+        subject,
         'Windows names cannot contain < > : " | ? * or control characters (a colon would open an alternate data stream).',
       );
     }
     if (/[. ]$/.test(name)) {
       return refuseWindows(
         'windows_trailing_dot_or_space',
-        input,
+        subject,
         'Windows strips a trailing dot or space from a name, so it would name a different file. Remove it.',
       );
     }
@@ -194,11 +199,11 @@ function resolveWindows(input: string, base: string): ResolveLexicalPathResult {
     if (WINDOWS_RESERVED_NAME.test(stem)) {
       return refuseWindows(
         'windows_reserved_name',
-        input,
-        `"${stem}" is a reserved Windows device name in every directory. Choose another name.`,
+        subject,
+        'a name on the way is a reserved Windows device name in every directory (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension). Choose another name.',
       );
     }
-    if (name.length > MAX_NAME_LENGTH) return nameTooLong(input, name.length, 'UTF-16 code units');
+    if (name.length > MAX_NAME_LENGTH) return nameTooLong(subject, name.length, 'UTF-16 code units');
   }
   // win32.resolve never consults process.cwd() or the per-drive environment here: `base` carries a
   // drive or UNC root, drive-relative inputs were refused above, and `\x` takes the base's root.

@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import {
   closeSync,
   constants,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +23,7 @@ import {
   type PathPolicyErrorCode,
 } from '../src/index.js';
 import { buildTree, type TreeSpec, useSandbox } from './helpers.js';
+import { startSwapper, swapperUnavailable } from './swapper.js';
 
 // PP-ATTACK-1: every row runs on a fresh real temporary tree with real symbolic links. In inputs and
 // expected paths, `@S` is the sandbox directory and `@s` the same without its leading `/`.
@@ -783,6 +788,201 @@ describe('PathPolicy attack corpus (PP-ATTACK-1)', () => {
       }
       // Zero escapes: nothing outside the roots appeared, vanished or changed.
       assert.deepEqual(snapshotOutside(S, roots), before);
+    });
+  }
+});
+
+// PP-ATTACK-2: the same promise under check-then-use races. A separate process exchanges a directory
+// (or a file) with a symbolic link (renameat2 RENAME_EXCHANGE) in a tight loop while a writer that
+// follows the contract (resolve, pinTarget, system calls on `pin.path` with O_NOFOLLOW on the last
+// name, verify before and after a commit) works below it. Every round must stay inside or be refused.
+
+interface RaceCase {
+  readonly name: string;
+  /** Extra tree below the sandbox (`proj/...`, `outside/...`). */
+  readonly tree: TreeSpec;
+  /** The two names the swapper exchanges, relative to the sandbox. */
+  readonly swap: readonly [string, string];
+  /** What one round does. */
+  readonly operation: 'read' | 'create' | 'create-parents' | 'replace';
+  /** The input, relative to the project; `#` is replaced by the round number. */
+  readonly input: string;
+  /** Directories that must be exactly as they were afterwards, relative to the sandbox. */
+  readonly untouched: readonly string[];
+  readonly rule: string;
+}
+
+const RACE_ROUNDS = 5_000;
+const raceCorpus: RaceCase[] = [
+  {
+    name: 'a read below a directory swapped with a link to an outside directory',
+    tree: { 'proj/d/file.txt': 'inside', 'outside/file.txt': 'OUTSIDE', 'proj/l': { link: '../outside' } },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'read',
+    input: 'd/file.txt',
+    untouched: ['outside'],
+    rule: 'PP-PIN-1, PP-PIN-2',
+  },
+  {
+    name: 'a read two directories down, the inner one swapped',
+    tree: {
+      'proj/d/sub/file.txt': 'inside',
+      'outside/file.txt': 'OUTSIDE',
+      'proj/d/l': { link: '../../outside' },
+    },
+    swap: ['proj/d/sub', 'proj/d/l'],
+    operation: 'read',
+    input: 'd/sub/file.txt',
+    untouched: ['outside'],
+    rule: 'PP-PIN-1, PP-PIN-2',
+  },
+  {
+    name: 'a read below a directory swapped with a link to a secret directory inside the root',
+    // `OUTSIDE` marks what must never be read: here the content of a secret directory (PP-PROT-6).
+    tree: {
+      'proj/d/file.txt': 'inside',
+      'proj/certs.key/file.txt': 'OUTSIDE',
+      'proj/l': { link: 'certs.key' },
+    },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'read',
+    input: 'd/file.txt',
+    untouched: ['proj/certs.key'],
+    rule: 'PP-PIN-1, PP-PROT-6',
+  },
+  {
+    name: 'a read of a file swapped with a link to an outside file',
+    tree: {
+      'proj/d/file.txt': 'inside',
+      'outside/file.txt': 'OUTSIDE',
+      'proj/d/l': { link: '../../outside/file.txt' },
+    },
+    swap: ['proj/d/file.txt', 'proj/d/l'],
+    operation: 'read',
+    input: 'd/file.txt',
+    untouched: ['outside'],
+    rule: 'PP-PIN-2 (O_NOFOLLOW on the last name)',
+  },
+  {
+    name: 'an exclusive create below a directory swapped with a link to an outside directory',
+    tree: { 'proj/d/keep.txt': 'inside', 'outside/keep.txt': 'OUTSIDE', 'proj/l': { link: '../outside' } },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'create',
+    input: 'd/new-#.txt',
+    untouched: ['outside'],
+    rule: 'PP-PIN-2',
+  },
+  {
+    name: 'a create with missing parents below a swapped directory',
+    tree: { 'proj/d/keep.txt': 'inside', 'outside/keep.txt': 'OUTSIDE', 'proj/l': { link: '../outside' } },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'create-parents',
+    input: 'd/n#/deeper/new.txt',
+    untouched: ['outside'],
+    rule: 'PP-PIN-4',
+  },
+  {
+    name: 'a replace below a directory swapped with a link to .git',
+    tree: { 'proj/d/config': '[core]', 'proj/.git/config': '[core]', 'proj/l': { link: '.git' } },
+    swap: ['proj/d', 'proj/l'],
+    operation: 'replace',
+    input: 'd/config',
+    untouched: ['proj/.git'],
+    rule: 'PP-PIN-2, PP-PIN-3, PP-PROT-1',
+  },
+];
+
+/** Entries below a directory with identity and content stamps (links not followed). */
+function treeStamp(directory: string): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const name of readdirSync(directory, { recursive: true })) {
+    const stats = lstatSync(path.join(directory, String(name)), { bigint: true });
+    stamps.set(String(name), `${stats.ino}:${stats.size}:${stats.mtimeNs}`);
+  }
+  return stamps;
+}
+
+/** One round of a writer that follows the contract; returns 'ok' or the refusal's code. */
+function raceRound(policy: PathPolicy, entry: RaceCase, round: number): string {
+  const input = entry.input.replaceAll('#', String(round));
+  const access = entry.operation === 'read' ? 'read' : 'write';
+  const resolved = policy.resolve(input, { access });
+  if (!resolved.ok) return resolved.error.code;
+  const pinned = policy.pinTarget(resolved.path, {
+    access,
+    createParents: entry.operation === 'create-parents',
+  });
+  if (!pinned.ok) return pinned.error.code;
+  const pin = pinned.value;
+  try {
+    if (entry.operation === 'read') {
+      let content: string;
+      try {
+        content = readFileSync(openSync(pin.path, constants.O_RDONLY | constants.O_NOFOLLOW), 'utf8');
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code ?? 'EIO';
+      }
+      const still = pin.verify();
+      if (!still.ok) return still.error.code;
+      assert.notEqual(content, 'OUTSIDE', `round ${round}: read the outside file`);
+      return 'ok';
+    }
+    const temp = pin.sibling(`.tmp-${process.pid}-${round}`);
+    const descriptor = openSync(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o644,
+    );
+    writeSync(descriptor, `round ${round}`);
+    closeSync(descriptor);
+    try {
+      const before = pin.verify();
+      if (!before.ok) return before.error.code;
+      if (entry.operation === 'replace') renameSync(temp, pin.path);
+      else linkSync(temp, pin.path);
+      const after = pin.verify();
+      if (!after.ok) {
+        if (entry.operation !== 'replace') unlinkSync(pin.path);
+        return after.error.code;
+      }
+      return 'ok';
+    } finally {
+      rmSync(temp, { force: true });
+    }
+  } finally {
+    pin.close();
+  }
+}
+
+describe('PathPolicy attack corpus: races against a swapping process (PP-ATTACK-2)', {
+  skip: swapperUnavailable(),
+}, () => {
+  const sandbox = useSandbox();
+  for (const entry of raceCorpus) {
+    it(`stays inside for ${entry.name} over ${RACE_ROUNDS} rounds (${entry.rule})`, {
+      timeout: 300_000,
+    }, async (t) => {
+      const S = sandbox.dir;
+      buildTree(S, { 'proj/.git/HEAD': 'ref', 'outside/.keep': '', ...entry.tree });
+      const policy = createPathPolicy({ mode: 'current_project', root: path.join(S, 'proj') });
+      const before = entry.untouched.map((directory) => treeStamp(path.join(S, directory)));
+      const outcomes = new Map<string, number>();
+      const swapper = await startSwapper(path.join(S, entry.swap[0]), path.join(S, entry.swap[1]));
+      try {
+        for (let round = 0; round < RACE_ROUNDS; round += 1) {
+          const outcome = raceRound(policy, entry, round);
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        }
+      } finally {
+        t.diagnostic(`${await swapper.stop()} exchanges; ${JSON.stringify(Object.fromEntries(outcomes))}`);
+      }
+      assert.deepEqual(
+        entry.untouched.map((directory) => treeStamp(path.join(S, directory))),
+        before,
+        'something outside the allowed places appeared, vanished or changed',
+      );
+      assert.ok((outcomes.get('ok') ?? 0) > 0, 'no round succeeded: the race proves nothing');
+      assert.ok(outcomes.size > 1, 'no round was refused: the swap never raced');
     });
   }
 });

@@ -61,18 +61,56 @@ describe('PathPolicy refusal messages', () => {
     check(createPathPolicy({ mode: 'none', root }), [root, alias], 'none');
   });
 
-  it('shows the input as given, quoted and cut at 160 characters (PP-MSG-1)', () => {
+  it('never echoes the input, naming the argument and the rule instead (regression: errors echoed the path argument up to 160 characters, PP-MSG-1)', () => {
     const { root } = setup();
+    buildTree(sandbox.dir, { 'proj/certs.key/MARKER.txt': 'k', 'proj/.git/hooks/x': '' });
     const policy = createPathPolicy({ mode: 'current_project', root });
-    const simple = policy.resolve('../outside/x.txt', { access: 'read' });
+    const cases: Array<[string, PathAccess]> = [
+      ['../outside/MARKER.txt', 'read'],
+      ['../../MARKER/etc/passwd', 'read'],
+      ['out/MARKER.txt', 'read'],
+      ['dangling/MARKER', 'write'],
+      ['MARKER\u0000x', 'read'],
+      ['~/MARKER', 'read'],
+      [`MARKER/${'x'.repeat(300)}`, 'write'],
+      ['MARKER/'.repeat(700), 'write'],
+      ['.env.MARKER', 'read'],
+      ['certs.key/MARKER.txt', 'read'],
+      ['.git/MARKER-new-hook', 'write'],
+      ['loop/MARKER', 'read'],
+      [`${sandbox.dir}/outside/MARKER.txt`, 'read'],
+    ];
+    for (const [input, access] of cases) {
+      const result = policy.resolve(input, { access, argument: 'destination' });
+      assert.equal(result.ok, false, input);
+      if (result.ok) continue;
+      assert.ok(!result.error.message.includes('MARKER'), `${result.error.message} echoes the input`);
+      assert.ok(!result.error.message.includes(sandbox.dir), result.error.message);
+      assert.ok(result.error.message.startsWith('The path given as "destination" '), result.error.message);
+    }
+    const plain = policy.resolve('../outside/MARKER.txt', { access: 'read' });
     assert.equal(
-      !simple.ok && simple.error.message,
-      'Path "../outside/x.txt" is outside the project root; file tools may only use paths inside it. Use a path relative to the project root.',
+      !plain.ok && plain.error.message,
+      'The path is outside the project root; file tools may only use paths inside it. Use a path relative to the project root.',
     );
-    const long = policy.resolve(`../${'y'.repeat(200)}`, { access: 'read' });
-    assert.ok(!long.ok);
-    assert.ok(long.error.message.includes(`"../${'y'.repeat(157)}…"`));
-    assert.ok(!long.error.message.includes('y'.repeat(158)));
+  });
+
+  it('shows the bounded display path of an existing protected file inside the roots only (PP-MSG-1)', () => {
+    const { root } = setup();
+    const long = `${'d'.repeat(120)}/${'e'.repeat(120)}`;
+    buildTree(sandbox.dir, { 'proj/.git/config': '[core]', [`proj/.git/${long}/config`]: 'x' });
+    const policy = createPathPolicy({ mode: 'current_project', root });
+    const existing = policy.resolve('.git/config', { access: 'write' });
+    assert.match(
+      !existing.ok ? existing.error.message : '',
+      /^"\.git\/config" is protected \(it matches "\.git\/\*\*"\)/,
+    );
+    const missing = policy.resolve('.git/new-hook', { access: 'write' });
+    assert.match(!missing.ok ? missing.error.message : '', /^The path is protected/);
+    const deep = policy.resolve(`.git/${long}/config`, { access: 'write' });
+    assert.ok(!deep.ok);
+    const shown = /^"([^"]*)"/.exec(deep.error.message)?.[1] ?? '';
+    assert.ok(shown.length <= 160 && shown.startsWith('.git/ddd') && shown.endsWith('eee/config'), shown);
   });
 
   it('names the rule: the project root or the allowed roots (PP-MSG-1)', () => {

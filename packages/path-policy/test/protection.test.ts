@@ -205,6 +205,79 @@ describe('PathPolicy protected and secret paths', () => {
     assert.equal(policy.allows(path.join(root, '.env'), 'read'), false);
   });
 
+  it('treats everything beneath a directory matching a secret pattern as secret (regression: certs.key/ was readable, PP-PROT-6)', () => {
+    setup();
+    buildTree(sandbox.dir, {
+      'proj/certs.key/inner.txt': 'private',
+      'proj/certs.key/sub/deeper.txt': 'private',
+      'proj/config/.env.d/app.conf': 'private',
+      'proj/link-to-secret-dir': { link: 'certs.key' },
+    });
+    const { policy, root } = setup();
+    for (const input of [
+      'certs.key',
+      'certs.key/inner.txt',
+      'certs.key/sub',
+      'certs.key/sub/deeper.txt',
+      'certs.key/missing.txt',
+      'config/.env.d/app.conf',
+      'link-to-secret-dir/inner.txt',
+    ]) {
+      for (const access of ['read', 'list', 'write'] as const)
+        assert.equal(outcomeOf(policy, input, access), 'secret', `${input} ${access}`);
+      if (!input.startsWith('link-')) assert.equal(policy.allows(path.join(root, input), 'read'), false);
+    }
+    // Protected patterns cover in the same way (the sandbox re-binds a matched directory whole).
+    const guarded = createPathPolicy({ mode: 'current_project', root, protectedPaths: ['*.lock'] });
+    assert.equal(outcomeOf(guarded, 'deps.lock/file.txt', 'write'), 'protected');
+    assert.equal(outcomeOf(guarded, 'deps.lock/file.txt', 'read'), 'ok');
+  });
+
+  it('lets no exception re-include a path below a covered directory (PP-PROT-6)', () => {
+    const { policy } = setup({ secretPaths: ['secrets/', '!secrets/token.txt'] });
+    assert.equal(outcomeOf(policy, 'secrets/token.txt', 'read'), 'secret');
+    // Exceptions inside a directory need a pattern for its entries, not for the directory.
+    const inside = setup({ secretPaths: ['secrets/*', '!secrets/token.txt'] }).policy;
+    assert.equal(outcomeOf(inside, 'secrets/token.txt', 'read'), 'ok');
+    assert.equal(outcomeOf(inside, 'secrets/other.txt', 'read'), 'secret');
+    assert.equal(outcomeOf(inside, 'secrets', 'list'), 'ok');
+    const matcher = createPathPatternMatcher(['*.key', '!public.key', '/top/*.d/'], { caseSensitive: true });
+    assert.equal(matcher.matchCovering(['a.key', 'x'], true), '*.key');
+    assert.equal(matcher.matchCovering(['public.key', 'x'], true), undefined);
+    assert.equal(matcher.matchCovering(['top', 'conf.d', 'x', 'y'], true), '/top/*.d/');
+    assert.equal(matcher.matchCovering(['top', 'conf.d', 'x', 'y'], false), undefined);
+    assert.equal(matcher.matchCovering(['a', 'b'], true), undefined);
+  });
+
+  it('agrees with deciding each directory above a path in turn (PP-PROT-6)', () => {
+    const patterns = [
+      '*.key',
+      '!keep.key',
+      'a/**/b',
+      '/x/',
+      'deep/**/*.pem',
+      '!deep/ok/**',
+      '.env*',
+      '!.env.example',
+    ];
+    const matcher = createPathPatternMatcher(patterns, { caseSensitive: true });
+    const names = ['a', 'b', 'x', 'keep.key', 'z.key', 'deep', 'ok', 'c.pem', '.env.example', '.envrc'];
+    let state = 7;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state;
+    };
+    for (let round = 0; round < 2000; round += 1) {
+      const path = Array.from({ length: 1 + (next() % 6) }, () => names[next() % names.length]!);
+      for (const relative of [true, false]) {
+        let expected: string | undefined;
+        for (let length = 1; length <= path.length && expected === undefined; length += 1)
+          expected = matcher.matchNames(path.slice(0, length), relative);
+        assert.equal(matcher.matchCovering(path, relative), expected, `${path.join('/')} ${relative}`);
+      }
+    }
+  });
+
   it('names the deciding pattern in the message (PP-PROT-1, PP-PROT-2)', () => {
     const { policy } = setup();
     const write = policy.resolve('.git/config', { access: 'write' });

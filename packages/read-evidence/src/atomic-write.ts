@@ -1,6 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { type BigIntStats, constants } from 'node:fs';
-import { type FileHandle, link, lstat, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+} from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   type EvidenceError,
@@ -9,6 +20,8 @@ import {
   fsErrorToEvidence,
   hasErrorCode,
 } from './errors.js';
+import type { FileVersion } from './file-version.js';
+import { READ_OPEN_FLAGS, sameStatsMetadata } from './read-protocol.js';
 
 const TEMP_SUFFIX = '.toolhost-tmp';
 const TEMP_PATTERN = /^\..*\.(\d+)\.[0-9a-f]{12}\.toolhost-tmp$/;
@@ -16,6 +29,13 @@ const MAX_TEMP_BASENAME = 180;
 
 /** A check run immediately before a write becomes visible; returning an error abandons the write. */
 export type BeforeCommit = () => Promise<EvidenceError | undefined> | EvidenceError | undefined;
+
+/**
+ * A synchronous check run with no `await` between it and the system call that publishes a write
+ * (and once more right after it): for re-checks that must be as close to the commit as possible,
+ * such as a pinned directory's `verify()`.
+ */
+export type CommitCheck = () => EvidenceError | undefined;
 
 /** Options of {@link writeFileAtomic}. */
 export interface WriteFileAtomicOptions {
@@ -37,6 +57,32 @@ export interface WriteFileAtomicOptions {
    * here. An error abandons the write and removes the temp file.
    */
   readonly beforeCommit?: BeforeCommit;
+  /**
+   * Replace only while the target is still this version (a compare-and-swap against writers that do
+   * not take our locks). Immediately before the rename the target is opened and its descriptor's
+   * metadata compared with the version (when only metadata differs and the version has a hash, the
+   * content decides); `commitCheck`, a last `fstat` of that descriptor and the rename then follow one
+   * another in synchronous calls, so another writer's change can be lost only in the microseconds
+   * between that last `fstat` and the rename. A change is `FS_STALE_VERSION`; a file that is gone is
+   * `FS_STALE_VERSION` too. After the rename the replaced file's descriptor is stat-ed once more,
+   * and a write that landed in the gap (its size or modification time moved) is reported as
+   * `concurrentChange`.
+   */
+  readonly expectedVersion?: FileVersion;
+  /**
+   * Runs synchronously immediately before the rename or link (after `beforeCommit`; before the last
+   * `fstat` of `expectedVersion`); an error abandons the write. It runs again right after the rename or
+   * link: an error then removes a file this call created exclusively (it is ours: the same inode)
+   * and is returned; a replace cannot be undone, so its error is returned with the new content in
+   * place.
+   */
+  readonly commitCheck?: CommitCheck;
+  /**
+   * The real path of the target's directory when `path` reaches it some other way (a descriptor-
+   * relative path): keys the once-per-directory sweep of stale temp files. Default: the directory
+   * of `path`.
+   */
+  readonly directoryRealPath?: string;
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
 }
@@ -48,6 +94,11 @@ export interface CommittedFile {
    * written; `null` when another process replaced it in between (the caller should forget it).
    */
   readonly stats: BigIntStats | null;
+  /**
+   * With `expectedVersion`: another program wrote to the replaced file between the final check and
+   * the rename, so that write went with the old file. Always false for creates and moves.
+   */
+  readonly concurrentChange: boolean;
 }
 
 /** The name of a temp file of ours for `target`: hidden, in the same directory, naming our pid. */
@@ -97,10 +148,10 @@ export async function removeStaleTempFiles(directory: string): Promise<number> {
 const sweptDirectories = new Set<string>();
 const MAX_SWEPT_DIRECTORIES = 4096;
 
-async function sweepOnce(directory: string): Promise<void> {
-  if (sweptDirectories.has(directory)) return;
+async function sweepOnce(key: string, directory: string): Promise<void> {
+  if (sweptDirectories.has(key)) return;
   if (sweptDirectories.size >= MAX_SWEPT_DIRECTORIES) sweptDirectories.clear();
-  sweptDirectories.add(directory);
+  sweptDirectories.add(key);
   await removeStaleTempFiles(directory);
 }
 
@@ -141,19 +192,23 @@ async function writeAll(handle: FileHandle, data: FileContent): Promise<void> {
 }
 
 /**
- * Writes a file atomically (`data` is one buffer or parts written in sequence): the content goes to a temp file in the same directory, is fsync-ed, gets
- * the mode (and, when running as root, the owner) of the file it replaces, and is then renamed over
- * the target, so readers and crashes see either the whole old file or the whole new one. The rename
- * replaces a symlink at the final component rather than following it. With `exclusive` the temp
- * file is hard-linked to the target instead, which fails if anything exists there, so two concurrent
- * creators cannot both win (where the file system has no hard links, an `O_EXCL | O_NOFOLLOW` create
- * is used). `beforeCommit` runs immediately before publishing. The temp file is removed on every
- * failure, and temp files that dead processes of ours left in the directory are removed once per
- * directory per process.
+ * Writes a file atomically (`data` is one buffer or parts written in sequence): the content goes to
+ * a temp file in the same directory, is fsync-ed, gets the mode (and, when running as root, the
+ * owner) of the file it replaces, and is then renamed over the target, so readers and crashes see
+ * either the whole old file or the whole new one. The rename replaces a symlink at the final
+ * component rather than following it. With `exclusive` the temp file is hard-linked to the target
+ * instead, which fails if anything exists there, so two concurrent creators cannot both win (where
+ * the file system has no hard links, an `O_EXCL | O_NOFOLLOW` create is used). `beforeCommit` runs
+ * before publishing; `expectedVersion` and `commitCheck` run in the same synchronous stretch as the
+ * rename or link (see their options). `path` may be a descriptor-relative path of a pinned
+ * directory (`/proc/self/fd/<n>/<name>`): the temp file, the rename and the directory fsync then all
+ * happen in that directory. The temp file is removed on every failure, and temp files that dead
+ * processes of ours left in the directory are removed once per directory per process.
  *
  * Errors: `FS_ALREADY_EXISTS` (exclusive), `NOT_A_FILE` (the target is a directory), `FS_NOT_FOUND`
- * (missing parent without `createParents`), `FS_ACCESS_DENIED`, `PATH_INVALID`, errors returned by
- * `beforeCommit`, `EXECUTION_ERROR`.
+ * (missing parent without `createParents`), `FS_STALE_VERSION` (`expectedVersion`),
+ * `FS_ACCESS_DENIED`, `PATH_INVALID`, errors returned by `beforeCommit` or `commitCheck`,
+ * `EXECUTION_ERROR`.
  */
 export async function writeFileAtomic(
   path: string,
@@ -169,7 +224,7 @@ export async function writeFileAtomic(
       return { ok: false, error: fsErrorToEvidence(error, `the parent directory of ${displayPath}`) };
     }
   }
-  await sweepOnce(directory);
+  await sweepOnce(options.directoryRealPath ?? directory, directory);
 
   let existing: BigIntStats | undefined;
   try {
@@ -186,15 +241,20 @@ export async function writeFileAtomic(
       return evidenceFailure('NOT_A_FILE', `${displayPath} is a directory, not a file`, {
         recovery: 'choose a file path',
       });
-  }
+  } else if (options.expectedVersion && !options.exclusive) return removedFailure(displayPath);
   const replacedFile = existing?.isFile() ? existing : undefined;
 
   const temp = tempPathFor(path);
   let handle: FileHandle | undefined;
   let tempIno: bigint | undefined;
   let tempExists = false;
+  let guard: ExpectedTarget | undefined;
   try {
-    handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
+    handle = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+      0o666,
+    );
     tempExists = true;
     await writeAll(handle, data);
     const mode = options.mode ?? (replacedFile ? Number(replacedFile.mode) & 0o7777 : undefined);
@@ -211,37 +271,181 @@ export async function writeFileAtomic(
     if (refusal) return { ok: false, error: refusal };
 
     if (options.exclusive) {
-      const created = await linkExclusive(temp, path, data, displayPath);
+      const created = await linkExclusive(temp, path, data, displayPath, options.commitCheck);
       if (!created.ok) return created;
       if (!created.value) tempIno = undefined; // written directly, not through the temp inode
+      const after = options.commitCheck?.();
+      if (after) {
+        removeIfOurs(path, created.value ? tempIno : created.directIno);
+        return { ok: false, error: after };
+      }
     } else {
-      await rename(temp, path);
+      if (options.expectedVersion) {
+        const opened = await openExpectedTarget(path, options.expectedVersion, displayPath);
+        if (!opened.ok) return opened;
+        guard = opened.value;
+      }
+      // From here to the rename: synchronous calls only, so nothing else runs in between; the
+      // version's fstat is the last call before rename(2), so another writer's gap is those two.
+      const check = options.commitCheck?.();
+      if (check) return { ok: false, error: check };
+      if (guard) {
+        const now = fstatSync(guard.descriptor, { bigint: true });
+        if (!sameStatsMetadata(now, guard.stats)) return changedFailure(displayPath);
+      }
+      renameSync(temp, path);
       tempExists = false;
+      const after = options.commitCheck?.();
+      // Any write to the replaced file since its last fstat went with it: tell the caller.
+      const concurrent = guard
+        ? contentMoved(guard.stats, fstatSync(guard.descriptor, { bigint: true }))
+        : false;
+      if (after) return { ok: false, error: after };
+      await fsyncDirectory(directory);
+      return {
+        ok: true,
+        value: { stats: await committedStats(path, tempIno), concurrentChange: concurrent },
+      };
     }
     await fsyncDirectory(directory);
-    const stats = await stat(path, { bigint: true }).catch(() => null);
-    const same = stats !== null && (tempIno === undefined || stats.ino === tempIno);
-    return { ok: true, value: { stats: same ? stats : null } };
+    return { ok: true, value: { stats: await committedStats(path, tempIno), concurrentChange: false } };
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, displayPath) };
   } finally {
     await handle?.close().catch(() => undefined);
+    if (guard) closeQuietly(guard.descriptor);
     if (tempExists) await unlink(temp).catch(() => undefined);
   }
 }
 
+/** The stats of the committed file when it is still the inode written (`tempIno`, when known). */
+async function committedStats(path: string, tempIno: bigint | undefined): Promise<BigIntStats | null> {
+  const stats = await stat(path, { bigint: true }).catch(() => null);
+  return stats !== null && (tempIno === undefined || stats.ino === tempIno) ? stats : null;
+}
+
+function closeQuietly(descriptor: number): void {
+  try {
+    closeSync(descriptor);
+  } catch {
+    // A read-only descriptor: nothing can be lost by a failed close.
+  }
+}
+
+/** Removes `path` when it is still the inode `ino` (a file this call created); best effort. */
+function removeIfOurs(path: string, ino: bigint | undefined): void {
+  if (ino === undefined) return;
+  try {
+    if (lstatSync(path, { bigint: true }).ino === ino) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Whether the content of a file moved between two stats of it: its size or modification time. */
+function contentMoved(before: BigIntStats, after: BigIntStats): boolean {
+  return before.size !== after.size || before.mtimeNs !== after.mtimeNs;
+}
+
+function removedFailure(displayPath: string): { readonly ok: false; readonly error: EvidenceError } {
+  return evidenceFailure('FS_STALE_VERSION', `${displayPath} was removed after it was read`, {
+    recovery: 'check the path again (ls or read_file) before deciding what to write',
+  });
+}
+
+function changedFailure(displayPath: string): { readonly ok: false; readonly error: EvidenceError } {
+  return evidenceFailure(
+    'FS_STALE_VERSION',
+    `${displayPath} was changed by another program while the edit was being committed; nothing was written`,
+    { recovery: 'read it again, then retry' },
+  );
+}
+
+/** The file a replace expects to find, held open so its identity and metadata can be compared. */
+interface ExpectedTarget {
+  readonly descriptor: number;
+  /** The descriptor's stats, accepted as the expected version. */
+  readonly stats: BigIntStats;
+}
+
 /**
- * Publishes `temp` at `path` only if nothing exists there. Returns true when the temp inode was
- * linked, false when the file system has no hard links and the data was written with O_EXCL instead.
+ * Opens the target and confirms it is still `expected`: equal metadata, or (metadata moved, for
+ * example a touch) equal size and content hash. Returns the open descriptor with its stats.
+ */
+async function openExpectedTarget(
+  path: string,
+  expected: FileVersion,
+  displayPath: string,
+): Promise<EvidenceResult<ExpectedTarget>> {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, READ_OPEN_FLAGS);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return removedFailure(displayPath);
+    return { ok: false, error: fsErrorToEvidence(error, displayPath) };
+  }
+  try {
+    const stats = fstatSync(descriptor, { bigint: true });
+    const same =
+      stats.isFile() &&
+      (sameVersionMetadata(stats, expected) ||
+        (expected.sha256 !== null &&
+          stats.ino.toString() === expected.ino &&
+          Number(stats.size) === expected.size &&
+          (await hashDescriptor(descriptor, Number(stats.size))) === expected.sha256));
+    if (!same) {
+      closeQuietly(descriptor);
+      return changedFailure(displayPath);
+    }
+    return { ok: true, value: { descriptor, stats } };
+  } catch (error) {
+    closeQuietly(descriptor);
+    return { ok: false, error: fsErrorToEvidence(error, displayPath) };
+  }
+}
+
+function sameVersionMetadata(stats: BigIntStats, version: FileVersion): boolean {
+  return (
+    Number(stats.size) === version.size &&
+    stats.mtimeNs.toString() === version.mtimeNs &&
+    stats.ctimeNs.toString() === version.ctimeNs &&
+    Number(stats.mode) === version.mode &&
+    stats.ino.toString() === version.ino &&
+    stats.dev.toString() === version.dev
+  );
+}
+
+/** SHA-256 of the first `size` bytes of an open file (yields between 1 MiB chunks). */
+async function hashDescriptor(descriptor: number, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1024 * 1024));
+  let position = 0;
+  while (position < size) {
+    const read = readSync(descriptor, buffer, 0, Math.min(buffer.length, size - position), position);
+    if (read === 0) break;
+    hash.update(buffer.subarray(0, read));
+    position += read;
+    if (position < size) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Publishes `temp` at `path` only if nothing exists there, running `commitCheck` synchronously right
+ * before. Returns true when the temp inode was linked, false when the file system has no hard links
+ * and the data was written with O_EXCL instead (`directIno` is then the new file's inode).
  */
 async function linkExclusive(
   temp: string,
   path: string,
   data: FileContent,
   displayPath: string,
-): Promise<EvidenceResult<boolean>> {
+  commitCheck: CommitCheck | undefined,
+): Promise<EvidenceResult<boolean> & { directIno?: bigint }> {
   try {
-    await link(temp, path);
+    const check = commitCheck?.();
+    if (check) return { ok: false, error: check };
+    linkSync(temp, path);
     return { ok: true, value: true };
   } catch (error) {
     if (hasErrorCode(error, 'EEXIST'))
@@ -258,6 +462,8 @@ async function linkExclusive(
   // No hard links here: create with O_EXCL and O_NOFOLLOW (still never replaces anything).
   let handle: FileHandle | undefined;
   try {
+    const check = commitCheck?.();
+    if (check) return { ok: false, error: check };
     handle = await open(
       path,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
@@ -270,14 +476,16 @@ async function linkExclusive(
       });
     throw error;
   }
+  let directIno: bigint;
   try {
     await writeAll(handle, data);
     await handle.sync();
+    directIno = (await handle.stat({ bigint: true })).ino;
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
     throw error;
   }
   await handle.close();
-  return { ok: true, value: false };
+  return { ok: true, value: false, directIno };
 }

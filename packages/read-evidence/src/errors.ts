@@ -17,7 +17,8 @@ export type EvidenceErrorCode =
   | 'PATH_OUTSIDE_ROOT'
   | 'PATH_PROTECTED'
   | 'ABORTED'
-  | 'EXECUTION_ERROR';
+  | 'EXECUTION_ERROR'
+  | 'FS_LOCKED';
 
 /** Every {@link EvidenceErrorCode}, for hosts that check the set against their own. */
 export const EVIDENCE_ERROR_CODES: readonly EvidenceErrorCode[] = [
@@ -36,6 +37,7 @@ export const EVIDENCE_ERROR_CODES: readonly EvidenceErrorCode[] = [
   'PATH_PROTECTED',
   'ABORTED',
   'EXECUTION_ERROR',
+  'FS_LOCKED',
 ];
 
 /**

@@ -1,5 +1,6 @@
 export {
   type BeforeCommit,
+  type CommitCheck,
   type CommittedFile,
   contentLength,
   type FileContent,
@@ -30,6 +31,16 @@ export {
   sameFileMetadata,
   sha256Of,
 } from './file-version.js';
+export {
+  type AcquireFileLockOptions,
+  createFileLocks,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  defaultLockDirectory,
+  type FileLock,
+  type FileLocks,
+  type FileLocksOptions,
+  sharedFileLocks,
+} from './file-locks.js';
 export { type MovedFile, type MoveFileOptions, moveFileNoReplace } from './move-file.js';
 export { createMutationLocks, type MutationLocks, sharedMutationLocks } from './mutation-locks.js';
 export {

@@ -1,7 +1,13 @@
-import { type BigIntStats, constants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { type BigIntStats, constants, linkSync, lstatSync, unlinkSync } from 'node:fs';
+import { copyFile, lstat, mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type BeforeCommit, type CommittedFile, fsyncDirectory, tempPathFor } from './atomic-write.js';
+import {
+  type BeforeCommit,
+  type CommitCheck,
+  type CommittedFile,
+  fsyncDirectory,
+  tempPathFor,
+} from './atomic-write.js';
 import { type EvidenceResult, evidenceFailure, fsErrorToEvidence, hasErrorCode } from './errors.js';
 
 /** Options of {@link moveFileNoReplace}. */
@@ -10,6 +16,12 @@ export interface MoveFileOptions {
   readonly createParents?: boolean;
   /** Runs immediately before the destination appears (re-check versions and path policy here). */
   readonly beforeCommit?: BeforeCommit;
+  /**
+   * Runs synchronously right before the link that makes the destination appear and right after it;
+   * an error after the link removes the destination again (it is the source's inode, so nothing
+   * else is lost) and is returned. For a pinned directory's `verify()`.
+   */
+  readonly commitCheck?: CommitCheck;
   /** How the source is named in messages. */
   readonly sourceDisplayPath?: string;
   /** How the destination is named in messages. */
@@ -30,7 +42,8 @@ const LINK_UNSUPPORTED = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'];
  * file keeps its identity. Across devices the content is copied to a temp file beside the
  * destination (mode and times kept), fsync-ed, linked into place the same way, and only then is the
  * source removed. Where the file system has no hard links, the destination is checked to be absent
- * immediately before a plain rename (a narrow race documented in the README).
+ * immediately before a plain rename (a narrow race documented in the README). Both paths may be
+ * descriptor-relative paths of pinned directories (`/proc/self/fd/<n>/<name>`).
  *
  * Errors: `FS_NOT_FOUND` (source), `NOT_A_FILE` (source is not a regular file), `FS_ALREADY_EXISTS`
  * (destination), `FS_ACCESS_DENIED`, `PATH_INVALID`, errors from `beforeCommit`, `EXECUTION_ERROR`.
@@ -69,14 +82,28 @@ export async function moveFileNoReplace(
   if (refusal) return { ok: false, error: refusal };
 
   try {
-    await link(source, destination);
+    const check = options.commitCheck?.();
+    if (check) return { ok: false, error: check };
+    linkSync(source, destination);
   } catch (error) {
     if (hasErrorCode(error, 'EEXIST')) return alreadyExists(destinationName);
     if (hasErrorCode(error, 'EXDEV'))
-      return moveAcrossDevices(source, destination, sourceStats, sourceName, destinationName);
+      return moveAcrossDevices(
+        source,
+        destination,
+        sourceStats,
+        sourceName,
+        destinationName,
+        options.commitCheck,
+      );
     if (LINK_UNSUPPORTED.some((code) => hasErrorCode(error, code)))
-      return renameIfAbsent(source, destination, destinationName);
+      return renameIfAbsent(source, destination, destinationName, options.commitCheck);
     return { ok: false, error: fsErrorToEvidence(error, destinationName) };
+  }
+  const after = options.commitCheck?.();
+  if (after) {
+    removeLinkOf(destination, sourceStats.ino);
+    return { ok: false, error: after };
   }
   try {
     await unlink(source);
@@ -90,8 +117,21 @@ export async function moveFileNoReplace(
   const stats = await stat(destination, { bigint: true }).catch(() => null);
   return {
     ok: true,
-    value: { stats: stats && stats.ino === sourceStats.ino ? stats : null, crossDevice: false },
+    value: {
+      stats: stats && stats.ino === sourceStats.ino ? stats : null,
+      crossDevice: false,
+      concurrentChange: false,
+    },
   };
+}
+
+/** Removes `path` when it is still the inode `ino` (the link this move made); best effort. */
+function removeLinkOf(path: string, ino: bigint): void {
+  try {
+    if (lstatSync(path, { bigint: true }).ino === ino) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
 }
 
 function alreadyExists(destinationName: string) {
@@ -108,6 +148,7 @@ async function renameIfAbsent(
   source: string,
   destination: string,
   destinationName: string,
+  commitCheck: CommitCheck | undefined,
 ): Promise<EvidenceResult<MovedFile>> {
   try {
     const exists = await lstat(destination).then(
@@ -115,9 +156,11 @@ async function renameIfAbsent(
       () => false,
     );
     if (exists) return alreadyExists(destinationName);
+    const check = commitCheck?.();
+    if (check) return { ok: false, error: check };
     await rename(source, destination);
     const stats = await stat(destination, { bigint: true }).catch(() => null);
-    return { ok: true, value: { stats, crossDevice: false } };
+    return { ok: true, value: { stats, crossDevice: false, concurrentChange: false } };
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, destinationName) };
   }
@@ -129,6 +172,7 @@ async function moveAcrossDevices(
   sourceStats: BigIntStats,
   sourceName: string,
   destinationName: string,
+  commitCheck: CommitCheck | undefined,
 ): Promise<EvidenceResult<MovedFile>> {
   const temp = tempPathFor(destination);
   let tempExists = false;
@@ -156,10 +200,17 @@ async function moveAcrossDevices(
         recovery: 'read it again, then retry',
       });
     try {
-      await link(temp, destination);
+      const check = commitCheck?.();
+      if (check) return { ok: false, error: check };
+      linkSync(temp, destination);
     } catch (error) {
       if (hasErrorCode(error, 'EEXIST')) return alreadyExists(destinationName);
       throw error;
+    }
+    const refused = commitCheck?.();
+    if (refused) {
+      removeLinkOf(destination, copied.ino);
+      return { ok: false, error: refused };
     }
     await fsyncDirectory(dirname(destination));
     try {
@@ -172,7 +223,11 @@ async function moveAcrossDevices(
     const stats = await stat(destination, { bigint: true }).catch(() => null);
     return {
       ok: true,
-      value: { stats: stats && stats.ino === copied.ino ? stats : null, crossDevice: true },
+      value: {
+        stats: stats && stats.ino === copied.ino ? stats : null,
+        crossDevice: true,
+        concurrentChange: false,
+      },
     };
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, destinationName) };

@@ -51,6 +51,12 @@ export interface CheckObservationOptions {
   readonly snapshot?: FileSnapshot;
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
+  /**
+   * Where to stat and read the file when that is not the key path itself: for example a
+   * descriptor-relative path from a pinned directory (`/proc/self/fd/<n>/<name>`), so that the check
+   * looks at the file the writer will replace. Default: the path.
+   */
+  readonly diskPath?: string;
 }
 
 /** A current observation: the version the store now holds, and whether it was refreshed by the check. */
@@ -195,11 +201,12 @@ class Store implements ObservationStore {
     options: CheckObservationOptions = {},
   ): Promise<EvidenceResult<CurrentObservation>> {
     const displayPath = options.displayPath ?? path;
+    const diskPath = options.diskPath ?? path;
     let metadata: FileMetadata;
     if (options.snapshot) metadata = options.snapshot.version;
     else {
       try {
-        const stats = await stat(path, { bigint: true });
+        const stats = await stat(diskPath, { bigint: true });
         if (!stats.isFile())
           return evidenceFailure('NOT_A_FILE', `${displayPath} is not a regular file`, {
             recovery: 'the file tools modify regular files only',
@@ -243,10 +250,10 @@ class Store implements ObservationStore {
       return stale('its metadata changed and it is too large to compare by content');
     }
     if (metadata.size !== entry.version.size) {
-      const current = await this.#currentBytes(path, options.snapshot, displayPath);
+      const current = await this.#currentBytes(path, diskPath, options.snapshot, displayPath);
       return stale('its content changed', current.ok ? current.value.bytes : undefined);
     }
-    const current = await this.#currentBytes(path, options.snapshot, displayPath);
+    const current = await this.#currentBytes(path, diskPath, options.snapshot, displayPath);
     if (!current.ok) return current;
     const snapshot = current.value;
     if (snapshot.version.sha256 === null || snapshot.version.sha256 !== entry.version.sha256)
@@ -323,11 +330,12 @@ class Store implements ObservationStore {
 
   async #currentBytes(
     path: string,
+    diskPath: string,
     snapshot: FileSnapshot | undefined,
     displayPath: string,
   ): Promise<EvidenceResult<FileSnapshot>> {
     if (snapshot) return { ok: true, value: snapshot };
-    const read = await readFileSnapshot(path, { hashLimit: this.hashLimit, displayPath });
+    const read = await readFileSnapshot(diskPath, { hashLimit: this.hashLimit, displayPath });
     if (!read.ok && read.error.code === 'FS_NOT_FOUND') return this.#missing(path, displayPath);
     return read;
   }
