@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -156,4 +157,44 @@ export function createMcpServer(session: Session, options: McpServerOptions): Se
     }
   });
   return server;
+}
+
+/** What is wrong with a `tools/call` request's params, value-free, or `undefined` when nothing is. */
+export function toolCallParamsProblem(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    return 'tools/call needs params as a JSON object with "name" and "arguments"';
+  }
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') return 'tools/call params.name must be a non-empty string';
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+    return `tools/call params.arguments must be a JSON object (it is ${kind}); send the tool's parameters as an object`;
+  }
+  return undefined;
+}
+
+/**
+ * Connects an MCP server to a transport, answering malformed `tools/call` params with `-32602
+ * Invalid params` and a one-line, value-free reason before the SDK sees them (the SDK would answer
+ * `-32603` with a schema-validation dump).
+ */
+export async function connectMcpServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const inner = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const request = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (
+      request.method === 'tools/call' &&
+      (typeof request.id === 'string' || typeof request.id === 'number')
+    ) {
+      const problem = toolCallParamsProblem(request.params);
+      if (problem !== undefined) {
+        void transport
+          .send({ jsonrpc: '2.0', id: request.id, error: { code: -32602, message: problem } })
+          .catch(() => undefined);
+        return;
+      }
+    }
+    inner?.(message, extra);
+  };
 }

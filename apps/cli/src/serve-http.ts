@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { connectMcpServer } from './mcp-server.js';
+import { createBoundedEventStore } from './sse-event-store.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import {
   createJsonRpcIdScanner,
@@ -25,6 +27,48 @@ export interface HttpServerOptions {
   readonly maxBodyBytes?: number;
   /** An MCP session without requests for this long is closed (its toolhost session too); default 30 min. */
   readonly idleTimeoutMs?: number;
+  /**
+   * More browser origins allowed besides this server's own, for clients served from other loopback
+   * ports (`http://localhost:5173`). Only loopback origins are accepted ({@link parseAllowedOrigin}).
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** The `retry` interval (ms) a client is told in the priming event of every event stream; default 1000. */
+  readonly retryIntervalMs?: number;
+}
+
+/**
+ * Checks an `--allow-origin` value: an `http` or `https` origin on a loopback name (`127.0.0.1`,
+ * `localhost`, `[::1]`) with an optional port, nothing else (no path). A site on another host could
+ * drive the server with the person's machine otherwise, so anything else is refused. Returns the
+ * normalised origin, or the reason it is refused.
+ */
+export function parseAllowedOrigin(
+  value: string,
+): { ok: true; origin: string } | { ok: false; reason: string } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { ok: false, reason: 'is not a URL origin such as http://localhost:5173' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: 'must be http or https' };
+  if (!LOOPBACK_HOSTNAMES.has(url.hostname.toLowerCase())) {
+    return {
+      ok: false,
+      reason: 'must be a loopback origin (127.0.0.1, localhost or [::1]); other hosts are refused',
+    };
+  }
+  if (
+    url.username ||
+    url.password ||
+    (url.pathname !== '/' && url.pathname !== '') ||
+    url.search ||
+    url.hash
+  ) {
+    return { ok: false, reason: 'must be an origin only (scheme, host and port), without a path' };
+  }
+  return { ok: true, origin: url.origin.toLowerCase() };
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -58,15 +102,23 @@ function hostnameOf(hostHeader: string): string {
 export function checkRequestOrigin(
   headers: { readonly host?: string | undefined; readonly origin?: string | undefined },
   port: number,
+  allowedOrigins: readonly string[] = [],
 ): { ok: true } | { ok: false; reason: string } {
   if (!headers.host || !LOOPBACK_HOSTNAMES.has(hostnameOf(headers.host))) {
     return { ok: false, reason: 'the Host header does not name this loopback server' };
   }
   const origin = headers.origin;
   if (origin !== undefined) {
-    const allowed = [...LOOPBACK_HOSTNAMES].map((hostname) => `http://${hostname}:${port}`);
+    const allowed = [
+      ...[...LOOPBACK_HOSTNAMES].map((hostname) => `http://${hostname}:${port}`),
+      ...allowedOrigins,
+    ];
     if (!allowed.includes(origin.toLowerCase())) {
-      return { ok: false, reason: 'the Origin is not this server; cross-origin requests are refused' };
+      return {
+        ok: false,
+        reason:
+          'the Origin is not this server; cross-origin requests are refused (allow a loopback origin with --allow-origin)',
+      };
     }
   }
   return { ok: true };
@@ -143,6 +195,11 @@ function readBody(
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_SERVE_MESSAGE_BYTES;
+  const allowedOrigins = (options.allowedOrigins ?? []).map((origin) => {
+    const parsed = parseAllowedOrigin(origin);
+    if (!parsed.ok) throw new TypeError(`allowed origin ${JSON.stringify(origin)} ${parsed.reason}`);
+    return parsed.origin;
+  });
   const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60 * 1000;
   interface OpenMcpSession {
     readonly transport: StreamableHTTPServerTransport;
@@ -173,7 +230,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let port = options.port;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const verdict = checkRequestOrigin({ host: request.headers.host, origin: request.headers.origin }, port);
+    const verdict = checkRequestOrigin(
+      { host: request.headers.host, origin: request.headers.origin },
+      port,
+      allowedOrigins,
+    );
     if (!verdict.ok) return sendJsonRpcError(response, 403, -32000, `Forbidden: ${verdict.reason}`);
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (path !== MCP_PATH)
@@ -219,6 +280,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     let registered: OpenMcpSession | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // Every event stream opens with a priming event carrying an id and `retry`, so a client whose
+      // stream breaks reconnects after that interval and is sent what it missed (Last-Event-ID).
+      eventStore: createBoundedEventStore(),
+      retryInterval: options.retryIntervalMs ?? 1_000,
       onsessioninitialized: (id) => {
         registered = { transport, server: opened.server, dispose: opened.dispose, lastActive: Date.now() };
         sessions.set(id, registered);
@@ -227,7 +292,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     transport.onclose = () => {
       if (transport.sessionId && registered) end(transport.sessionId, registered);
     };
-    await opened.server.connect(transport);
+    await connectMcpServer(opened.server, transport);
     await transport.handleRequest(request, response, body);
     // An initialize that did not create a session (refused by the transport) leaves nothing open.
     if (!registered) await opened.dispose();

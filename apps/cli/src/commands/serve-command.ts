@@ -1,9 +1,9 @@
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
-import { createMcpServer } from '../mcp-server.js';
+import { connectMcpServer, createMcpServer } from '../mcp-server.js';
 import { openHost } from '../open-host.js';
 import { VERSION } from '../run-cli.js';
-import { startHttpServer } from '../serve-http.js';
+import { parseAllowedOrigin, startHttpServer } from '../serve-http.js';
 import { createStdioServerTransport } from '../stdio-server-transport.js';
 
 function parsePort(text: string): number {
@@ -23,11 +23,20 @@ function parsePort(text: string): number {
  */
 export const serveCommand: CommandHandler = async ({ globals, values, io, signal }) => {
   const port = typeof values.http === 'string' ? parsePort(values.http) : undefined;
+  const origins = (values['allow-origin'] as readonly string[] | undefined) ?? [];
+  if (origins.length > 0 && port === undefined) throw usageError('--allow-origin needs --http PORT');
+  const allowedOrigins = origins.map((origin) => {
+    const parsed = parseAllowedOrigin(origin);
+    // The value is the person's own flag, so it may be named; it is never a model's.
+    if (!parsed.ok) throw usageError(`--allow-origin ${origin} ${parsed.reason}`);
+    return parsed.origin;
+  });
   const host = await openHost(globals, { io });
   try {
     if (port !== undefined) {
       const http = await startHttpServer({
         port,
+        allowedOrigins,
         // One toolhost session per MCP session: no client sees another's observations, jobs or results.
         openSession: async () => {
           const session = await host.openSession();
@@ -60,7 +69,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
       io.stdin.once('close', done);
       signal.addEventListener('abort', done, { once: true });
     });
-    await server.connect(transport);
+    await connectMcpServer(server, transport);
     await ended;
     await server.close();
     return EXIT_CODES.success;
