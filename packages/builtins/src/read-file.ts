@@ -11,10 +11,13 @@ import { evidenceError } from './file-errors.js';
 import { resolveFilePath } from './file-mutation.js';
 import { readFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
+import { isNotebookPath } from './notebook-format.js';
+import { readNotebookWindow } from './notebook-read.js';
 
 const DESCRIPTION = [
   'Read a bounded window of a text file, with 1-based line numbers ("  12→text"). Reading any window, even one line, observes the file\'s current version, which write_file, edit_file, multi_edit, delete_range and move_file require before they modify it; you do not need to read the whole file.',
   'offset is the number of lines to skip (offset=10 starts at line 11); limit defaults to 2000 lines. When more lines follow, a PARTIAL trailer names the offset to continue from. Binary files are refused.',
+  'A Jupyter notebook (.ipynb) is shown as its cells, with their numbers, ids, types and a summary of their outputs; edit it with notebook_edit.',
   'Issue independent reads in the same turn.',
 ].join('\n');
 
@@ -104,6 +107,14 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       if (!target.ok) return errorResult(target.error);
       const { path, displayPath } = target.value;
       const store = options.observationsFor(context);
+      if (isNotebookPath(path)) {
+        // A notebook is shown as its cells (numbers, ids, outputs summarised), not as JSON.
+        const notebook = await readNotebookWindow(options, store, target.value, {
+          offset: offset ?? 0,
+          limit: args.limit ?? limits.defaultReadLines,
+        });
+        if (notebook) return notebook;
+      }
       const window = await readTextWindow(path, {
         offset: offset ?? 0,
         limit: args.limit ?? limits.defaultReadLines,
