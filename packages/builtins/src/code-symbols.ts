@@ -69,6 +69,8 @@ export interface SymbolSpan extends CodeSymbol {
   readonly end: number;
   /** Other names declared by the same declaration (`var a, b = 1, 2`): the definition cannot be deleted alone. */
   readonly sharedWith?: readonly string[];
+  /** A TypeScript overload signature (merged into the implementation that follows it). */
+  readonly signature?: boolean;
 }
 
 const MAX_CONTAINER_DEPTH = 64;
@@ -100,7 +102,7 @@ class Collector {
     name: string | undefined,
     node: Node,
     visit: Visit,
-    options: { span?: Node; sharedWith?: readonly string[] } = {},
+    options: { span?: Node; sharedWith?: readonly string[]; signature?: boolean } = {},
   ): void {
     if (!name) return;
     const span = options.span ?? node;
@@ -122,6 +124,7 @@ class Collector {
       start,
       end,
       ...(options.sharedWith && options.sharedWith.length > 0 ? { sharedWith: options.sharedWith } : {}),
+      ...(options.signature ? { signature: true } : {}),
     });
   }
 
@@ -212,8 +215,10 @@ function visitScript(collector: Collector, node: Node, visit: Visit, wrapper?: N
       return;
     case 'function_declaration':
     case 'generator_function_declaration':
-    case 'function_signature':
       collector.emit('function', nameOf(node), node, visit, { span });
+      return;
+    case 'function_signature':
+      collector.emit('function', nameOf(node), node, visit, { span, signature: true });
       return;
     case 'class_declaration':
     case 'abstract_class_declaration':
@@ -281,7 +286,9 @@ function visitClassMember(collector: Collector, node: Node, visit: Visit): void 
     case 'abstract_method_signature':
     case 'method_signature': {
       const name = nameOf(node);
-      collector.emit(name === 'constructor' ? 'constructor' : 'method', name, node, visit);
+      collector.emit(name === 'constructor' ? 'constructor' : 'method', name, node, visit, {
+        signature: node.type === 'method_signature',
+      });
       return;
     }
     case 'public_field_definition':
@@ -750,7 +757,41 @@ export function extractSymbols(language: CodeLanguage, root: Node, text: string)
       visitC(collector, root, top);
       break;
   }
-  return collector.symbols.sort((left, right) => left.start - right.start || left.end - right.end);
+  const sorted = collector.symbols.sort((left, right) => left.start - right.start || left.end - right.end);
+  return mergeOverloads(sorted, text);
+}
+
+/**
+ * TypeScript overloads: the signatures directly before an implementation of the same name are one
+ * definition with it (deleting the function deletes its overloads; it is not ambiguous). Signatures
+ * without an implementation (declarations, interfaces) stay definitions of their own.
+ */
+function mergeOverloads(symbols: SymbolSpan[], text: string): SymbolSpan[] {
+  const result: SymbolSpan[] = [];
+  for (const symbol of symbols) {
+    let merged = symbol;
+    while (result.length > 0) {
+      const previous = result[result.length - 1] as SymbolSpan;
+      const adjacent =
+        previous.signature === true &&
+        previous.name === merged.name &&
+        previous.kind === merged.kind &&
+        previous.container === merged.container &&
+        previous.end <= merged.start &&
+        /^\s*$/.test(text.slice(previous.end, merged.start));
+      if (!adjacent) break;
+      result.pop();
+      const { signature: _signature, ...rest } = merged;
+      merged = {
+        ...rest,
+        start: previous.start,
+        startLine: previous.startLine,
+        ...(merged.signature ? { signature: true } : {}),
+      };
+    }
+    result.push(merged);
+  }
+  return result;
 }
 
 /** The qualified name of a symbol: `Container.name`, or the name alone. */

@@ -84,10 +84,30 @@ const TRAILING_COMMENT: Readonly<Record<'hash' | 'slash', RegExp>> = {
   slash: /^[ \t]*(?:\/\/.*|\/\*.*\*\/[ \t]*)?$/,
 };
 
+/** Blank lines directly after the line break at `index` (the lines starting there). */
+function blankLinesAfter(text: string, index: number): number[] {
+  const starts: number[] = [];
+  for (let at = index; blankLineAt(text, at); at = nextLineStart(text, at)) starts.push(at);
+  return starts;
+}
+
+/** Blank lines directly before the line starting at `index`, nearest first (their starts). */
+function blankLinesBefore(text: string, index: number): number[] {
+  const starts: number[] = [];
+  for (let at = index; at > 0; ) {
+    const previous = lineStart(text, at - 1);
+    if (!blankLineAt(text, previous)) break;
+    starts.push(previous);
+    at = previous;
+  }
+  return starts;
+}
+
 /**
  * The text to remove for a definition: its span widened to whole lines when nothing else shares
- * them (a trailing comment on its last line goes with it), and one of the blank lines around it
- * when it sat between two, so the spacing of the rest stays as it was.
+ * them (a trailing comment on its last line goes with it), and the blank lines around it reduced to
+ * what separated it from its neighbours (two blank lines before and after a Python function leave
+ * two, not four; none after an opening brace or colon; none at the start or end of the file).
  */
 export function deletionRange(
   text: string,
@@ -104,11 +124,48 @@ export function deletionRange(
   if (!wholeStart || !wholeEnd) return { from, to };
   from = startOfLine;
   to = endOfLine;
-  const blankBefore = from === 0 || blankLineAt(text, lineStart(text, from - 1));
-  if (blankBefore && blankLineAt(text, to)) to = nextLineStart(text, to);
-  else if (to >= text.length && from > 0 && blankLineAt(text, lineStart(text, from - 1)))
-    from = lineStart(text, from - 1);
+  const after = blankLinesAfter(text, to);
+  const before = blankLinesBefore(text, from);
+  const atStart = (before.length > 0 ? (before.at(-1) as number) : from) === 0;
+  const afterEnd = after.length > 0 ? nextLineStart(text, after.at(-1) as number) : to;
+  if (afterEnd >= text.length) {
+    // Nothing follows: the blank lines before it would end the file.
+    if (before.length > 0) from = before.at(-1) as number;
+    to = afterEnd;
+  } else if (atStart) {
+    from = 0;
+    to = afterEnd;
+  } else if (before.length === 0) {
+    const previousLine = text.slice(lineStart(text, from - 1), from).trimEnd();
+    if (/[{([:]$/.test(previousLine)) to = afterEnd;
+  } else {
+    const keep = Math.max(before.length, after.length);
+    const drop = before.length + after.length - keep;
+    if (drop > 0) to = drop >= after.length ? afterEnd : (after[drop] as number);
+  }
   return { from, to };
+}
+
+/**
+ * Python accepts no empty block, but tree-sitter's Python grammar does (for error recovery): the
+ * first line of a block without a statement, or undefined.
+ */
+function emptyPythonBlockLine(root: Node): number | undefined {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    if (node.type === 'block') {
+      let statements = 0;
+      for (let index = 0; index < node.namedChildCount; index++)
+        if (node.namedChild(index)?.type !== 'comment') statements++;
+      if (statements === 0) return node.startPosition.row + 1;
+    }
+    for (let index = node.namedChildCount - 1; index >= 0; index--) {
+      const child = node.namedChild(index);
+      if (child) stack.push(child);
+    }
+  }
+  return undefined;
 }
 
 function describe(symbol: SymbolSpan): string {
@@ -246,8 +303,12 @@ export function createDeleteSymbolTool(options: ResolvedFileToolsOptions): AnyTo
           const { from, to } = deletionRange(text, symbol, language);
           const after = text.slice(0, from) + text.slice(to);
           const check = parseCode(parser, after);
-          const broken = check ? firstErrorLine(check.rootNode) : 1;
-          check?.delete();
+          let broken: number | undefined = 1;
+          if (check) {
+            broken = firstErrorLine(check.rootNode);
+            if (broken === undefined && language === 'python') broken = emptyPythonBlockLine(check.rootNode);
+            check.delete();
+          }
           if (broken !== undefined)
             return refused(
               new ToolhostError({
