@@ -271,15 +271,12 @@ export function createCodeIndexTool(options: CodeIndexToolOptions): ToolDefiniti
         lines.push(line);
         bytes += size;
       }
-      const what =
+      const count = `${found.length} definition${found.length === 1 ? '' : 's'}`;
+      const ofKind = args.kind ? ` (kind ${args.kind})` : '';
+      const header =
         args.action === 'outline'
-          ? `outline of ${displayPath}`
-          : args.action === 'definition'
-            ? `definitions of ${JSON.stringify(query)}`
-            : query
-              ? `definitions matching ${JSON.stringify(query)}`
-              : 'definitions';
-      const header = `${found.length} ${what}${args.action === 'outline' ? ' definitions' : ''}${args.kind ? ` (kind ${args.kind})` : ''}${args.action === 'outline' ? '' : ` in ${displayPath}`} (${indexed})`;
+          ? `outline of ${displayPath}: ${count}${ofKind} (${indexed})`
+          : `${count}${args.action === 'definition' ? ` of ${JSON.stringify(query)}` : query ? ` matching ${JSON.stringify(query)}` : ''}${ofKind} in ${displayPath} (${indexed})`;
       const notices: string[] = [];
       if (lines.length < found.length)
         notices.push(
