@@ -6,6 +6,9 @@ export type { CodeIndexArguments, DeleteSymbolArguments, SymbolKindArgument } fr
 export { type CodeIndexToolOptions, createCodeIndexTool } from './code-index.js';
 export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './code-schemas.generated.js';
 export type { NotebookEditArguments } from './notebook-arguments.js';
+export type { WebFetchArguments } from './web-arguments.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
+export { webFetchArgumentsSchema } from './web-schemas.generated.js';
 export { notebookEditArgumentsSchema } from './notebook-schemas.generated.js';
 export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
 export {
