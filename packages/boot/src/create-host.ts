@@ -1,7 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
+import {
+  createCodeIndexTool,
+  createDiscoveryTools,
+  createFileTools,
+  createShellTools,
+  createStructuredEditTools,
+  createWebFetchTool,
+} from '@toolhost/builtins';
 import {
   type CapabilityAuthorization,
   type CapabilityAuthorizationRequest,
@@ -361,6 +368,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       ...createDiscoveryTools({
         pathPolicy,
         ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
+      }),
+      // The rest of the built-in table: off the lean surface, reachable as tool:<name>.
+      ...createStructuredEditTools({ pathPolicy, observations }),
+      createCodeIndexTool({ pathPolicy, cacheDir: join(stateDir, 'code-index') }),
+      createWebFetchTool({
+        allowHosts: config.webFetch.allowHosts,
+        allowPrivateNetwork: config.webFetch.allowPrivateNetwork,
+        // A redirect to another host is followed only when the rules decide both hosts alike, so
+        // web_fetch(domain:...) rules cannot be stepped around by a redirect.
+        followRedirect: (from, to) =>
+          rules.match('web_fetch', from)?.rule === rules.match('web_fetch', to)?.rule,
       }),
     ];
     for (const tool of [...builtins, ...(options.tools ?? [])]) {

@@ -42,6 +42,7 @@ export {
   type HostConfig,
   type HostConfigDefaults,
   type HostConfigInput,
+  type WebFetchConfig,
   loadHostConfig,
   type McpServerConfig,
   parseHostConfig,
