@@ -123,7 +123,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'One host for the whole stream and one output line per input line, flushed at once, in input order. ' +
       'Input: {"id","name","arguments"} (arguments an object or a JSON string) or {"batch":[calls...]} ' +
       '(one assistant turn). Output: {"id","name","status","output","error","resultRef"} or ' +
-      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks. A malformed line ' +
+      '{"batch":[results...],"notice"}; "notice" appears when the storm breaker speaks, "content" (the ' +
+      'text, then {"type":"image","mimeType","data"}) when a result holds an image. A malformed line ' +
       'gets an error line (SESSION_LINE_INVALID). End of input closes the host: jobs and servers end. ' +
       'Nobody can be asked for approval, so calls that need it fail closed (APPROVAL_REQUIRED).',
     options: {},
