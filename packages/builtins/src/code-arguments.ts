@@ -37,7 +37,7 @@ export interface CodeIndexArguments {
   query?: string;
   /** A directory to search (default: the project root) or one file; required for outline. */
   path?: string;
-  /** Only definitions of this kind. */
+  /** Only definitions of this kind (func, var and const are Go's words for function, variable and constant; type also matches struct, interface, enum, union and trait). */
   kind?: SymbolKindArgument;
   /**
    * Most definitions to return. Default 50 (outline 300).
@@ -61,6 +61,6 @@ export interface DeleteSymbolArguments {
    * @maxLength 256
    */
   symbol: string;
-  /** Only a definition of this kind (to choose between a type and a function of the same name). */
+  /** Only a definition of this kind, to choose between definitions of one name (func, var and const are Go's words for function, variable and constant; type also matches struct, interface, enum, union and trait). */
   kind?: SymbolKindArgument;
 }

@@ -15,7 +15,7 @@ export const codeIndexArgumentsSchema: ArgumentSchema<CodeIndexArguments> = {
       "type": "string"
     },
     "kind": {
-      "description": "Only definitions of this kind.",
+      "description": "Only definitions of this kind (func, var and const are Go's words for function, variable and constant; type also matches struct, interface, enum, union and trait).",
       "enum": [
         "class",
         "const",
@@ -67,7 +67,7 @@ export const deleteSymbolArgumentsSchema: ArgumentSchema<DeleteSymbolArguments> 
   "additionalProperties": false,
   "properties": {
     "kind": {
-      "description": "Only a definition of this kind (to choose between a type and a function of the same name).",
+      "description": "Only a definition of this kind, to choose between definitions of one name (func, var and const are Go's words for function, variable and constant; type also matches struct, interface, enum, union and trait).",
       "enum": [
         "class",
         "const",
