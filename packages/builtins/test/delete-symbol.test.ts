@@ -81,8 +81,13 @@ describe('delete_symbol', () => {
     );
     assert.ok(await parsesCleanly('go', after));
     if (gofmt) {
-      const checked = spawnSync(gofmt, ['-e', path], { encoding: 'utf8' });
+      const checked = spawnSync(gofmt, ['-e', '-l', path], { encoding: 'utf8' });
       assert.equal(checked.status, 0, checked.stderr);
+      assert.equal(
+        checked.stdout,
+        '',
+        'gofmt would not change the file: the spacing left behind is gofmt-clean',
+      );
     } else t.diagnostic('gofmt is not installed: the tree-sitter parse is the only check');
   });
 
@@ -308,6 +313,16 @@ def keep():
     okText(await files.call('delete_symbol', { path: 'A.java', symbol: 'A.toString' }));
     assert.equal(await readFile(join(files.root, 'lib.rs'), 'utf8'), 'fn keep() {}\n');
     assert.equal(await readFile(join(files.root, 'A.java'), 'utf8'), 'class A {\n  void keep() {}\n}\n');
+  });
+
+  it('keeps CRLF line endings and removes whole CRLF lines', async (t) => {
+    const files = await structuredTools(t);
+    const path = join(files.root, 'win.go');
+    const source = 'package win\r\n\r\n// A is first.\r\nfunc A() {}\r\n\r\nfunc B() {}\r\n';
+    await writeFile(path, source);
+    okText(await files.call('read_file', { path: 'win.go', limit: 1 }));
+    okText(await files.call('delete_symbol', { path: 'win.go', symbol: 'A' }));
+    assert.equal(await readFile(path, 'utf8'), 'package win\r\n\r\nfunc B() {}\r\n');
   });
 
   it('refuses files in languages it does not parse with FILE_UNSUPPORTED', async (t) => {
