@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants, lstatSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CodeLanguage, loadCodeParser, parseCode } from './code-languages.js';
 import { type CodeSymbol, extractSymbols, SYMBOL_KINDS, type SymbolKind } from './code-symbols.js';
@@ -124,10 +124,16 @@ export class CodeIndexStore {
     const seen = new Set<string>();
     for (const file of files) {
       if (signal.aborted) throw signal.reason;
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       seen.add(file.path);
       let stats: import('node:fs').BigIntStats;
       try {
-        stats = await lstat(file.path, { bigint: true });
+        // Synchronous on purpose: one lstat is microseconds, a thread-pool round trip per file costs
+        // more than the call itself; the loop yields to the event loop every YIELD_EVERY_MS.
+        stats = lstatSync(file.path, { bigint: true });
       } catch {
         if (this.#files.delete(file.path)) dirty = true;
         continue;
@@ -145,10 +151,6 @@ export class CodeIndexStore {
       dirty = true;
       parsed++;
       if (entry.skipped) skipped++;
-      if (performance.now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-      }
     }
     let removed = 0;
     for (const [path] of [...this.entriesIn(scope)])
