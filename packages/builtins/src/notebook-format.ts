@@ -21,11 +21,6 @@ export function notebookHasCellIds(notebook: Pick<ParsedNotebook, 'nbformat' | '
   return notebook.nbformat > 4 || (notebook.nbformat === 4 && notebook.minor >= 5);
 }
 
-/** Whether a path names a notebook (by its `.ipynb` extension). */
-export function isNotebookPath(path: string): boolean {
-  return path.toLowerCase().endsWith('.ipynb');
-}
-
 const CELL_TYPES: ReadonlySet<string> = new Set(['code', 'markdown', 'raw']);
 
 /**

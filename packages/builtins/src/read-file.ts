@@ -11,8 +11,7 @@ import { evidenceError } from './file-errors.js';
 import { resolveFilePath } from './file-mutation.js';
 import { readFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
-import { isNotebookPath } from './notebook-format.js';
-import { readNotebookWindow } from './notebook-read.js';
+import { isNotebookPath } from './notebook-path.js';
 
 const DESCRIPTION = [
   'Read a bounded window of a text file, with 1-based line numbers ("  12→text"). Reading any window, even one line, observes the file\'s current version, which write_file, edit_file, multi_edit, delete_range and move_file require before they modify it; you do not need to read the whole file.',
@@ -108,7 +107,9 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       const { path, displayPath } = target.value;
       const store = options.observationsFor(context);
       if (isNotebookPath(path)) {
-        // A notebook is shown as its cells (numbers, ids, outputs summarised), not as JSON.
+        // A notebook is shown as its cells (numbers, ids, outputs summarised), not as JSON; the
+        // rendering code loads on the first notebook read.
+        const { readNotebookWindow } = await import('./notebook-read.js');
         const notebook = await readNotebookWindow(options, store, target.value, {
           offset: offset ?? 0,
           limit: args.limit ?? limits.defaultReadLines,

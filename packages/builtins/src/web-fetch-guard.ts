@@ -1,5 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { normalizeHost } from './web-fetch-host.js';
+
+export { normalizeHost };
 
 // The address guard of web_fetch: which hosts and addresses a fetch may connect to. The check runs
 // on every address a name resolves to and on every redirect hop, and the connection is then made to
@@ -81,14 +84,6 @@ let metadataV6: ReadonlySet<string> | undefined;
 function loadIpaddr(): Promise<IpaddrModule> {
   ipaddr ??= import('ipaddr.js').then((module) => (module as { default?: IpaddrModule }).default ?? module);
   return ipaddr;
-}
-
-/** A URL's host name as compared with `allowHosts`: lower case, brackets and a trailing dot removed. */
-export function normalizeHost(hostname: string): string {
-  let host = hostname.toLowerCase();
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  if (host.endsWith('.')) host = host.slice(0, -1);
-  return host;
 }
 
 function categoryOfV4(range: string): AddressCategory | undefined {
