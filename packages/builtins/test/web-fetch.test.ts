@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import dc from 'node:diagnostics_channel';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -318,6 +323,54 @@ describe('web_fetch', () => {
     assert.deepEqual(asked, [['127.0.0.1', 'localhost']]);
     assert.match(result.text, /redirects \(HTTP 302\) to another host: http:\/\/localhost\/elsewhere/);
     assert.equal(result.untrusted, true);
+  });
+
+  it('verifies TLS certificates: a self-signed https server is FETCH_FAILED, not fetched', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolhost-tls-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    if (made.error || made.status !== 0) {
+      t.skip('openssl is not available to make a certificate');
+      return;
+    }
+    let served = 0;
+    const https = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (_request, response) => {
+        served++;
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('secret');
+      },
+    );
+    https.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => https.close(() => resolve())));
+    const { port } = https.address() as AddressInfo;
+    const error = failure(
+      await webFetch({ allowHosts: ['127.0.0.1'] })({ url: `https://127.0.0.1:${port}/` }),
+    );
+    assert.equal(error.code, 'FETCH_FAILED');
+    assert.match(error.text, /the TLS certificate could not be verified/);
+    assert.equal(served, 0, 'no request reached the server');
   });
 
   it('reports an HTTP error status with the start of the page', async (t) => {
