@@ -235,10 +235,15 @@ export function createWebFetchExecutor(
           text = await htmlToMarkdown(text, signal);
         } catch (error) {
           if (signal.aborted) return stopped();
-          return failed(
-            'the HTML could not be converted to Markdown',
-            { hop, reason: 'conversion' },
-            String((error as Error).message).slice(0, 200),
+          // The converter's message may quote the page: it goes to the cause, not to the model.
+          return errorResult(
+            new ToolhostError({
+              code: 'FETCH_FAILED',
+              message: 'the HTML could not be converted to Markdown (too large or too deeply nested)',
+              recovery: 'fetch it with a smaller max_bytes, or a plain-text or JSON form of the page',
+              details: { hop, reason: 'conversion' },
+              cause: error,
+            }),
           );
         }
       }
