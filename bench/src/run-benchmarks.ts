@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCHMARK_IDS, type Benchmark, type BenchmarkId, type BenchmarkResult } from './benchmark-types.js';
 import { capabilityBenchmark } from './benchmarks/capability.js';
+import { codeIndexBenchmark } from './benchmarks/code-index.js';
 import { coldStartBenchmark } from './benchmarks/cold-start.js';
 import { dispatchBenchmark } from './benchmarks/dispatch.js';
 import { editBenchmark } from './benchmarks/edit.js';
@@ -25,6 +26,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   serveBenchmark,
   coldStartBenchmark,
   editBenchmark,
+  codeIndexBenchmark,
 ];
 
 /** Options of {@link runBenchmarks}. */

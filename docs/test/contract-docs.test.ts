@@ -145,6 +145,45 @@ describe('checkContractDocs', () => {
     }
   });
 
+  it('documents the rest of the built-in table (seed rows code_index, delete_symbol, notebook_edit, web_fetch) in both languages', () => {
+    const seedFlags: Record<string, boolean> = {
+      code_index: true,
+      delete_symbol: false,
+      notebook_edit: false,
+      web_fetch: true,
+    };
+    for (const [name, flag] of Object.entries(seedFlags)) {
+      assert.equal(readOnlyFlag(name), flag, `${name} has the seed's read-only flag`);
+      for (const file of [EN, ZH]) {
+        const text = files.documents[file] ?? '';
+        assert.ok(text.includes(`| \`${name}\` | ${flag} | `), `${file} has the row of ${name}`);
+        assert.match(
+          text,
+          new RegExp(`\\| \`${name}\` \\| \`[0-9a-f]{16}\` \\|`),
+          `${file} has the schema row of ${name}`,
+        );
+      }
+      const lean = source.surfaces.find(
+        (listing) => listing.profile === 'lean' && listing.sandbox === 'workspace_write',
+      );
+      assert.ok(lean?.catalog.includes(name), `${name} is reachable as tool:${name} on the lean surface`);
+    }
+    for (const code of [
+      'FETCH_BLOCKED',
+      'FETCH_FAILED',
+      'SYMBOL_NOT_FOUND',
+      'SYMBOL_AMBIGUOUS',
+      'NOTEBOOK_INVALID',
+    ])
+      for (const file of [EN, ZH])
+        assert.ok(files.documents[file]?.includes(`| \`${code}\` |`), `${file} lists ${code}`);
+    // Dropping one of them from the document is caught, naming the tool.
+    const dropped = checkContractDocs(
+      withDocument(EN, (text) => text.replace(/^\| `notebook_edit` \| false \|.*\n/m, '')),
+    );
+    assertProblem(dropped, 'tool-row', 'notebook_edit');
+  });
+
   it('behaviour 8: every schema parses as JSON, is canonical, and canonicalising it again is idempotent', () => {
     for (const tool of source.registry.list({ visibility: 'all' })) {
       const parsed = JSON.parse(tool.canonicalSchemaJson) as unknown;

@@ -37,6 +37,18 @@ function turnOf(value: Record<string, unknown>): { turn?: TurnOrigin } | { probl
   };
 }
 
+/** A content block of a result line: the model-visible text, then images and links as the tool returned them. */
+export type SessionContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mimeType: string; readonly data: string }
+  | {
+      readonly type: 'resource_link';
+      readonly uri: string;
+      readonly name?: string;
+      readonly mimeType?: string;
+      readonly description?: string;
+    };
+
 /** One output result: exactly the session protocol's fields. */
 export interface SessionResult {
   readonly id: SessionId;
@@ -46,6 +58,11 @@ export interface SessionResult {
   readonly error: { readonly code: string; readonly message: string } | null;
   readonly resultRef: string | null;
   readonly notice?: string;
+  /**
+   * Present when the result holds more than text (view_image's image): the text (`output`) first,
+   * then the images and links, in the MCP content shape `serve` uses (`{type:"image", mimeType, data}`).
+   */
+  readonly content?: readonly SessionContentBlock[];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -153,6 +170,11 @@ export function invalidResult(entry: Extract<SessionCallEntry, { ok: false }>): 
 
 /** The protocol form of a host result, with the input's id echoed (a number stays a number). */
 export function sessionResult(result: DispatchResult, id: SessionId, notice?: string): SessionResult {
+  const extra: SessionContentBlock[] = [];
+  for (const block of result.content) {
+    if (block.type === 'image') extra.push({ type: 'image', mimeType: block.mimeType, data: block.data });
+    else if (block.type === 'resource_link') extra.push({ ...block });
+  }
   return {
     id: id ?? result.id,
     name: result.name,
@@ -161,6 +183,7 @@ export function sessionResult(result: DispatchResult, id: SessionId, notice?: st
     error: result.error ? { code: result.error.code, message: result.error.message } : null,
     resultRef: result.resultRef,
     ...(notice ? { notice } : {}),
+    ...(extra.length > 0 ? { content: [{ type: 'text', text: result.output }, ...extra] } : {}),
   };
 }
 

@@ -1,7 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createDiscoveryTools, createFileTools, createShellTools } from '@toolhost/builtins';
+import {
+  createCodeIndexTool,
+  createDiscoveryTools,
+  createFileTools,
+  createShellTools,
+  createStructuredEditTools,
+  createWebFetchTool,
+} from '@toolhost/builtins';
 import { type CapabilityProxy, createCapabilityProxy } from '@toolhost/capability-proxy';
 import {
   type AnyToolDefinition,
@@ -183,6 +190,20 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       ...createDiscoveryTools({
         pathPolicy,
         ...(options.rgPath === undefined ? {} : { rgPath: options.rgPath }),
+      }),
+      // The rest of the built-in table: off the lean surface, reachable as tool:<name>.
+      ...createStructuredEditTools({
+        pathPolicy,
+        observations: (context): ObservationStore => servicesOf(context).observations,
+      }),
+      createCodeIndexTool({ pathPolicy, cacheDir: join(stateDir, 'code-index') }),
+      createWebFetchTool({
+        allowHosts: settings.config.webFetch.allowHosts,
+        allowPrivateNetwork: settings.config.webFetch.allowPrivateNetwork,
+        // A redirect to another host is followed only when the rules decide both hosts alike, so
+        // web_fetch(domain:...) rules cannot be stepped around by a redirect.
+        followRedirect: (from, to) =>
+          settings.rules.match('web_fetch', from)?.rule === settings.rules.match('web_fetch', to)?.rule,
       }),
     ];
     for (const tool of [...builtins, ...(options.tools ?? [])]) {

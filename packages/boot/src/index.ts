@@ -53,6 +53,7 @@ export {
   type HostConfig,
   type HostConfigDefaults,
   type HostConfigInput,
+  type WebFetchConfig,
   loadHostConfig,
   type McpServerConfig,
   parseConfigText,

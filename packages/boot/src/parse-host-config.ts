@@ -22,6 +22,14 @@ export interface HostConfigDefaults {
   readonly approvalTimeoutMs?: number;
 }
 
+/** The `webFetch` settings: which local or private hosts web_fetch may reach. */
+export interface WebFetchConfig {
+  /** Host names and IP literals fetched whatever they resolve to (local development servers). */
+  readonly allowHosts: readonly string[];
+  /** Loopback, private, link-local and shared addresses are allowed (cloud metadata addresses never). */
+  readonly allowPrivateNetwork: boolean;
+}
+
 /** A validated `toolhost.config.json`. */
 export interface HostConfig {
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
@@ -45,6 +53,8 @@ export interface HostConfig {
    * audit log. Added to the default list.
    */
   readonly clientInjectedKeys?: readonly string[];
+  /** web_fetch's address guard exceptions; default none. */
+  readonly webFetch: WebFetchConfig;
 }
 
 /** The configuration as written (every field optional), for passing one in code. */
@@ -62,6 +72,7 @@ export interface HostConfigInput {
   readonly defaults?: HostConfigDefaults;
   readonly audit?: boolean | string;
   readonly clientInjectedKeys?: readonly string[];
+  readonly webFetch?: { readonly allowHosts?: readonly string[]; readonly allowPrivateNetwork?: boolean };
 }
 
 /** An empty configuration (what a missing default file means). */
@@ -72,6 +83,7 @@ export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
   secretPaths: [],
   allowedRoots: [],
   defaults: {},
+  webFetch: { allowHosts: [], allowPrivateNetwork: false },
 });
 
 const TOP_LEVEL = new Set([
@@ -84,6 +96,7 @@ const TOP_LEVEL = new Set([
   'defaults',
   'audit',
   'clientInjectedKeys',
+  'webFetch',
 ]);
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
@@ -235,6 +248,8 @@ export function parseHostConfig(
       clientInjectedKeys.push(key);
     }
   }
+  const webFetch = parseWebFetch(value.webFetch, source);
+  if (!webFetch.ok) return webFetch;
   return ok({
     mcpServers: servers,
     permissions,
@@ -242,7 +257,45 @@ export function parseHostConfig(
     defaults,
     ...(audit === undefined ? {} : { audit }),
     ...(clientInjectedKeys === undefined ? {} : { clientInjectedKeys }),
+    webFetch: webFetch.value,
   });
+}
+
+/** Validates `webFetch`: `allowHosts` (host names or IP literals, no scheme, port or path) and `allowPrivateNetwork`. */
+function parseWebFetch(value: unknown, source: string): Result<WebFetchConfig, ToolhostError> {
+  if (value === undefined) return ok({ allowHosts: [], allowPrivateNetwork: false });
+  if (!isJsonObject(value)) return err(invalid(source, 'webFetch', 'expected an object'));
+  const allowHosts: string[] = [];
+  let allowPrivateNetwork = false;
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'allowPrivateNetwork') {
+      if (typeof item !== 'boolean')
+        return err(invalid(source, 'webFetch.allowPrivateNetwork', 'expected true or false'));
+      allowPrivateNetwork = item;
+    } else if (key === 'allowHosts') {
+      if (!Array.isArray(item))
+        return err(invalid(source, 'webFetch.allowHosts', 'expected an array of host names'));
+      for (const [index, host] of item.entries()) {
+        if (
+          typeof host !== 'string' ||
+          !/^(?:\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*|[A-Za-z0-9_.-]{1,253})$/.test(host.trim())
+        )
+          return err(
+            invalid(
+              source,
+              `webFetch.allowHosts[${index}]`,
+              'expected a host name or IP address (no scheme, port or path)',
+            ),
+          );
+        allowHosts.push(host.trim());
+      }
+    } else {
+      return err(
+        invalid(source, `webFetch.${key}`, 'unknown field; expected allowHosts or allowPrivateNetwork'),
+      );
+    }
+  }
+  return ok({ allowHosts, allowPrivateNetwork });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { err, ok, type Result } from '@toolhost/contracts';
 
 /** The three rule lists of a configuration, evaluated deny → ask → allow. */
@@ -15,8 +16,8 @@ export interface PermissionRule {
   /** The rule as written. */
   readonly text: string;
   readonly toolName: string;
-  /** Absent: every call of the tool. */
-  readonly argument?: { readonly kind: 'exact' | 'prefix'; readonly value: string };
+  /** Absent: every call of the tool. `domain`: a host name and its subdomains (web_fetch). */
+  readonly argument?: { readonly kind: 'exact' | 'prefix' | 'domain'; readonly value: string };
 }
 
 /** The rule that decided, with its effect. */
@@ -42,7 +43,8 @@ const RULE = /^([^\s()*]{1,128})\((.*)\)$/s;
  * Parses one rule: `name` (an exact tool name, such as `read_file`, `mcp__github__create_issue` or
  * `mcp_connect__github`) or `name(pattern)` where `pattern` is an exact subject (`bash(npm test)`)
  * or a prefix ending in `:*` (`bash(git status:*)`, matching `git status` and `git status --short`
- * but not `git statusx`). Names are never wildcards: `mcp__github__*` is rejected.
+ * but not `git statusx`). Names are never wildcards: `mcp__github__*` is rejected. `web_fetch`
+ * rules name a domain, `web_fetch(domain:example.com)`, which matches the host and its subdomains.
  */
 export function parsePermissionRule(text: unknown): Result<PermissionRule, string> {
   if (typeof text !== 'string')
@@ -62,6 +64,8 @@ export function parsePermissionRule(text: unknown): Result<PermissionRule, strin
   if (pattern === '' || pattern === ':*' || pattern === '*') {
     return err('an argument pattern must not be empty; use the bare tool name to match every call');
   }
+  const domain = parseDomainPattern(toolName, pattern);
+  if (domain) return domain.ok ? ok({ text: trimmed, toolName, argument: domain.value }) : err(domain.error);
   if (pattern.endsWith(':*')) {
     const prefix = pattern.slice(0, -2).trim();
     if (prefix.includes('*')) return err('only a trailing ":*" is a wildcard in an argument pattern');
@@ -100,6 +104,10 @@ export function createPermissionRules(lists: PermissionRuleLists = {}): Permissi
           if (rule.toolName !== toolName) continue;
           if (!rule.argument) return { effect, rule: rule.text };
           if (subject === undefined) continue;
+          if (rule.argument.kind === 'domain') {
+            if (domainMatches(rule.argument.value, subject)) return { effect, rule: rule.text };
+            continue;
+          }
           analysis ??= analyseSubject(subject);
           const candidates =
             effect === 'allow' ? (analysis.simple ? analysis.segments : []) : analysis.segments;
@@ -112,6 +120,45 @@ export function createPermissionRules(lists: PermissionRuleLists = {}): Permissi
     },
     size,
   };
+}
+
+/** Tools whose subject is a host name: their rules name domains, `web_fetch(domain:example.com)`. */
+const DOMAIN_RULE_TOOLS: ReadonlySet<string> = new Set(['web_fetch']);
+const DOMAIN =
+  /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+
+/**
+ * A `domain:` pattern (`web_fetch(domain:example.com)`): a host name, matched with its subdomains,
+ * case-insensitively, in its ASCII (punycode) form. Rules of a host-name tool must use this form;
+ * other tools keep their exact and prefix patterns (`undefined` here).
+ */
+function parseDomainPattern(
+  toolName: string,
+  pattern: string,
+): { ok: true; value: { kind: 'domain'; value: string } } | { ok: false; error: string } | undefined {
+  const isDomain = pattern.startsWith('domain:');
+  if (!isDomain && !DOMAIN_RULE_TOOLS.has(toolName)) return undefined;
+  if (!isDomain)
+    return { ok: false, error: `${toolName} rules name a domain, such as "${toolName}(domain:example.com)"` };
+  let value = pattern.slice('domain:'.length).trim().toLowerCase();
+  if (value.endsWith('.')) value = value.slice(0, -1);
+  // An IPv6 literal in brackets, or a name in its ASCII form (IDN names through punycode).
+  if (value.startsWith('[') && value.endsWith(']')) value = value.slice(1, -1);
+  // Only name characters go to the IDN conversion (it would silently drop a path).
+  else if (/^[^\s/\\:@?#*[\]%]+$/u.test(value)) value = domainToASCII(value) || value;
+  if (!(DOMAIN.test(value) || (value.includes(':') && /^[0-9a-f:.]+$/.test(value))))
+    return {
+      ok: false,
+      error:
+        'a domain pattern is a host name such as "domain:example.com" (no scheme, port, path or wildcard)',
+    };
+  return { ok: true, value: { kind: 'domain', value } };
+}
+
+/** Whether a host name is the domain or one of its subdomains. */
+function domainMatches(domain: string, host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === domain || name.endsWith(`.${domain}`);
 }
 
 function argumentMatches(argument: NonNullable<PermissionRule['argument']>, segment: string): boolean {

@@ -174,7 +174,7 @@ function wider<T>(order: readonly T[], candidate: T, ceiling: T): boolean {
  * other layers grant. Dropped, each listed in `ignored`: `defaults.sandbox` / `defaults.approval` wider
  * than the built-in defaults (`read_only`, `on_request`) or the user's, `allowedRoots`, `permissions.allow`,
  * `!` exceptions in `protectedPaths` / `secretPaths`, an `audit` path, a server that replaces one of the
- * user's, and `trusted` on its servers. Its other servers stay listed, but connecting one asks a person
+ * user's, `trusted` on its servers and `webFetch` exceptions. Its other servers stay listed, but connecting one asks a person
  * (`untrustedServers`). Narrowing settings (deny and ask rules, more protected and secret patterns,
  * a stricter default) apply.
  */
@@ -241,6 +241,10 @@ function mergeTrusted(base: HostConfig, next: HostConfig, root: string): HostCon
       ...next.allowedRoots.map((entry) => (isAbsolute(entry) ? entry : resolve(root, entry))),
     ],
     defaults: { ...base.defaults, ...next.defaults },
+    webFetch: {
+      allowHosts: [...new Set([...base.webFetch.allowHosts, ...next.webFetch.allowHosts])],
+      allowPrivateNetwork: base.webFetch.allowPrivateNetwork || next.webFetch.allowPrivateNetwork,
+    },
     ...mergedKeys(base, next),
     ...(next.audit !== undefined
       ? { audit: next.audit }
@@ -317,6 +321,18 @@ function mergeUntrusted(
     mcpServers[name] = rest;
     untrustedServers.add(name);
   }
+  for (const index of next.webFetch.allowHosts.keys()) {
+    ignored.push({
+      field: `webFetch.allowHosts[${index}]`,
+      reason: `${UNTRUSTED}: it may not let web_fetch reach local or private hosts`,
+    });
+  }
+  if (next.webFetch.allowPrivateNetwork) {
+    ignored.push({
+      field: 'webFetch.allowPrivateNetwork',
+      reason: `${UNTRUSTED}: it may not let web_fetch reach local or private hosts`,
+    });
+  }
   let audit = base.audit;
   if (next.audit !== undefined) {
     if (typeof next.audit === 'string') {
@@ -337,6 +353,7 @@ function mergeUntrusted(
     secretPaths: [...base.secretPaths, ...narrowPatterns('secretPaths')],
     allowedRoots: [...base.allowedRoots],
     defaults,
+    webFetch: base.webFetch,
     // Ignoring undeclared keys a client adds widens nothing: a declared property is never dropped.
     ...mergedKeys(base, next),
     ...(audit === undefined ? {} : { audit }),

@@ -126,6 +126,7 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
     ],
     'posix read_only full': [
       'bash',
+      'code_index',
       'glob',
       'grep',
       'job_kill',
@@ -134,10 +135,13 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
       'read_file',
       'use_capability',
       'view_image',
+      'web_fetch',
     ],
     'posix workspace_write full': [
       'bash',
+      'code_index',
       'delete_range',
+      'delete_symbol',
       'edit_file',
       'glob',
       'grep',
@@ -146,9 +150,11 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
       'ls',
       'move_file',
       'multi_edit',
+      'notebook_edit',
       'read_file',
       'use_capability',
       'view_image',
+      'web_fetch',
       'write_file',
     ],
   };

@@ -1,6 +1,15 @@
 // Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
 export { createDiscoveryTools, type DiscoveryToolsOptions } from './create-discovery-tools.js';
 export { createFileTools } from './create-file-tools.js';
+export { createStructuredEditTools } from './create-structured-edit-tools.js';
+export type { CodeIndexArguments, DeleteSymbolArguments, SymbolKindArgument } from './code-arguments.js';
+export { type CodeIndexToolOptions, createCodeIndexTool } from './code-index.js';
+export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './code-schemas.generated.js';
+export type { NotebookEditArguments } from './notebook-arguments.js';
+export type { WebFetchArguments } from './web-arguments.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
+export { webFetchArgumentsSchema } from './web-schemas.generated.js';
+export { notebookEditArgumentsSchema } from './notebook-schemas.generated.js';
 export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
 export {
   globArgumentsSchema,

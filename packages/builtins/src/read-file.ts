@@ -9,12 +9,14 @@ import { describeVersion, readTextWindow, type TextWindow } from '@toolhost/read
 import type { ReadFileArguments } from './file-arguments.js';
 import { evidenceError } from './file-errors.js';
 import { pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
+import { isNotebookPath } from './notebook-path.js';
 import { readFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 
 const DESCRIPTION = [
   'Read a bounded window of a text file, with 1-based line numbers ("  12→text"). Reading any window, even one line, observes the file\'s current version, which write_file, edit_file, multi_edit, delete_range and move_file require before they modify it; you do not need to read the whole file.',
   'offset is the number of lines to skip (offset=10 starts at line 11); limit defaults to 2000 lines. When more lines follow, a PARTIAL trailer names the offset to continue from. Binary files are refused.',
+  'A Jupyter notebook (.ipynb) is shown as its cells, with their numbers, ids, types and a summary of their outputs; edit it with notebook_edit.',
   'Issue independent reads in the same turn.',
 ].join('\n');
 
@@ -114,6 +116,18 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       const pin = pinned.value;
       let window: Awaited<ReturnType<typeof readTextWindow>>;
       try {
+        if (isNotebookPath(path)) {
+          // A notebook is shown as its cells (numbers, ids, outputs summarised), not as JSON; the
+          // rendering code loads on the first notebook read. It reads through the same pin.
+          const { readNotebookWindow } = await import('./notebook-read.js');
+          const notebook = await readNotebookWindow(options, store, target.value, {
+            offset: offset ?? 0,
+            limit: args.limit ?? limits.defaultReadLines,
+            readPath: pin.path,
+            confirm: pinCheck(pin),
+          });
+          if (notebook) return notebook;
+        }
         window = await readTextWindow(pin.path, {
           offset: offset ?? 0,
           limit: args.limit ?? limits.defaultReadLines,

@@ -222,6 +222,37 @@ export const ERROR_CODES = {
     summary: 'Another toolhost process is modifying this file and did not finish within the lock timeout.',
     recovery: 'retry shortly; if it keeps failing, look for a stuck toolhost process',
   },
+  FETCH_BLOCKED: {
+    kind: 'blocked',
+    summary:
+      'web_fetch refused the URL before connecting: a scheme other than http/https, or a host that is or resolves to a loopback, private, link-local, shared, multicast or metadata address.',
+    recovery:
+      'fetch a public http(s) URL; to reach a local or private server, a person must list its host in webFetch.allowHosts or set webFetch.allowPrivateNetwork',
+  },
+  FETCH_FAILED: {
+    kind: 'execution',
+    summary:
+      'web_fetch could not get a usable page: the name did not resolve, the connection or TLS failed, the server answered an error status or a content type that is not text, HTML, JSON or Markdown, or there were too many redirects.',
+    recovery: 'check the URL; retry later if the server was unreachable',
+  },
+  SYMBOL_NOT_FOUND: {
+    kind: 'state',
+    summary: 'No definition of that name (and kind) exists in the file or the index.',
+    recovery:
+      'use one of the close names listed, or look the symbol up with code_index(action="outline") first',
+  },
+  SYMBOL_AMBIGUOUS: {
+    kind: 'state',
+    summary: 'Several definitions match that name; nothing was changed.',
+    recovery:
+      'qualify the name (Type.Method), pass kind, or delete one of the listed line ranges with delete_range',
+  },
+  NOTEBOOK_INVALID: {
+    kind: 'state',
+    summary:
+      'The file is not a valid Jupyter notebook (nbformat 4 JSON), or the requested cell does not exist; nothing was written.',
+    recovery: 'read the notebook with read_file to see its cells, numbers and ids, then retry',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

@@ -5,6 +5,7 @@ export {
   schemaFingerprint,
   sha256Hex,
 } from './canonicalize-schema.js';
+export { closeNames } from './close-names.js';
 export {
   ERROR_CODES,
   type ErrorCode,

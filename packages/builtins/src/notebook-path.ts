@@ -1,0 +1,4 @@
+/** Whether a path names a notebook (by its `.ipynb` extension). */
+export function isNotebookPath(path: string): boolean {
+  return path.toLowerCase().endsWith('.ipynb');
+}
