@@ -17,6 +17,13 @@ export {
 } from './errors.js';
 export { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 export {
+  type CompileLinearRegExpResult,
+  compileLinearRegExp,
+  LINEAR_REGEXP_MAX_SOURCE_LENGTH,
+  type LinearRegExp,
+  type LinearRegExpRefusal,
+} from './linear-regexp.js';
+export {
   BUILTIN_TOOL_NAME_PATTERN,
   createToolRegistry,
   type RegisteredTool,
