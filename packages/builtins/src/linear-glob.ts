@@ -1,0 +1,709 @@
+// Glob matching in time linear in the path, for globs the model (or a project's ignore files)
+// supplies. picomatch turns a glob into a backtracking JavaScript regex: `*a*a*a*a*a*a*a*a*a*a*a*b`
+// against a 100-character name does not finish in the lifetime of the host, and it runs on the
+// host's thread. Written here rather than taken from a library because no glob library on npm
+// promises linear time, and a regex engine that does (RE2) has no look-ahead, which picomatch's
+// output needs for its dot-name rules.
+//
+// A glob is parsed into a small automaton (Thompson's construction) and run as a lazily built DFA
+// (Rabin–Scott subsets, cached per matcher and dropped when they grow past a bound): one table
+// step per character of the path, whatever the glob. The same automaton answers whether any path
+// below a directory can still match, which prunes a walk.
+//
+// Semantics are picomatch's for the syntax it shares with globset (ripgrep) and fast-glob:
+// `*` and `?` never match `/`; `**` as a whole name matches any number of names (zero too: `a/**/b`
+// matches `a/b`, `a/**` matches `a`); `**` inside a name is `*`; `[...]` with ranges, `!`/`^`
+// negation (a negated class never matches `/`) and POSIX classes such as `[[:alpha:]]`; `{a,b}`
+// alternatives (nested) and `{1..9}` / `{a..e}` ranges; `\` escapes; with `extglob`, `@(a|b)`,
+// `?(a)`, `*(a)` and `+(a)`. Without `dot`, wildcards (`*`, `?`, `**`) do not match a name's leading
+// `.` (a literal `.` or a class does). Differences, on purpose: a glob that picomatch compiles to a
+// regex that matches nothing (an unclosed `{`) is read literally; without `extglob`, `(`, `)` and `|`
+// are literal characters (globset's meaning; picomatch passes them to its regex); `!(...)` is
+// refused (its complement needs a different automaton).
+
+/** Options of {@link compileLinearGlob}. */
+export interface LinearGlobOptions {
+  /** Wildcards match names that start with `.` (picomatch's `dot`). */
+  readonly dot: boolean;
+  /** Read `@(…)`, `?(…)`, `*(…)`, `+(…)` as extglobs; otherwise `(`, `)` and `|` are literal. */
+  readonly extglob: boolean;
+  /** Match letters case-insensitively. Default false. */
+  readonly caseInsensitive?: boolean;
+}
+
+/** A compiled glob. Both methods take paths with `/` separators and no leading `./`. */
+export interface LinearGlob {
+  /** The glob as given. */
+  readonly glob: string;
+  /** Whether the whole of `path` matches. */
+  test(path: string): boolean;
+  /** Whether some path below `directory` (`directory/…`) could match: false lets a walk skip it. */
+  couldMatchBelow(directory: string): boolean;
+}
+
+/** What {@link compileLinearGlob} returns; `problem` never quotes the glob. */
+export type CompileLinearGlobResult =
+  | { readonly ok: true; readonly value: LinearGlob }
+  | { readonly ok: false; readonly problem: string };
+
+/** The longest glob accepted (in UTF-16 code units). */
+export const LINEAR_GLOB_MAX_LENGTH = 16 * 1024;
+/** The most alternatives one brace range (`{1..1000}`) may expand to. */
+const MAX_RANGE_ITEMS = 1000;
+/** Cached DFA states per matcher before the cache is dropped and rebuilt as needed. */
+const MAX_DFA_STATES = 4096;
+
+const SLASH = 0x2f;
+const DOT = 0x2e;
+
+type GlobNode =
+  | { readonly kind: 'char'; readonly code: number }
+  | { readonly kind: 'any' }
+  | { readonly kind: 'star' }
+  | {
+      readonly kind: 'class';
+      readonly ranges: ReadonlyArray<readonly [number, number]>;
+      readonly negated: boolean;
+    }
+  | { readonly kind: 'alternation'; readonly branches: readonly GlobNode[][] }
+  | { readonly kind: 'repeat'; readonly body: GlobNode; readonly min: 0 | 1; readonly many: boolean }
+  | { readonly kind: 'separator' }
+  /** `**` written as a whole name at the top level. */
+  | { readonly kind: 'globstar' };
+
+class GlobRefusal extends Error {}
+
+const POSIX_CLASSES: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>> = {
+  alnum: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
+  alpha: [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
+  ascii: [[0x00, 0x7f]],
+  blank: [
+    [0x09, 0x09],
+    [0x20, 0x20],
+  ],
+  cntrl: [
+    [0x00, 0x1f],
+    [0x7f, 0x7f],
+  ],
+  digit: [[0x30, 0x39]],
+  graph: [[0x21, 0x7e]],
+  lower: [[0x61, 0x7a]],
+  print: [[0x20, 0x7e]],
+  punct: [
+    [0x21, 0x2f],
+    [0x3a, 0x40],
+    [0x5b, 0x60],
+    [0x7b, 0x7e],
+  ],
+  space: [
+    [0x09, 0x0d],
+    [0x20, 0x20],
+  ],
+  upper: [[0x41, 0x5a]],
+  word: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x5f, 0x5f],
+    [0x61, 0x7a],
+  ],
+  xdigit: [
+    [0x30, 0x39],
+    [0x41, 0x46],
+    [0x61, 0x66],
+  ],
+};
+
+/** Reads a glob into nodes; `/` outside groups becomes a separator node. */
+class GlobParser {
+  private index = 0;
+
+  constructor(
+    private readonly glob: string,
+    private readonly extglob: boolean,
+  ) {}
+
+  parse(): GlobNode[] {
+    const nodes = this.sequence(this.glob.length, 0);
+    return nodes;
+  }
+
+  /** Nodes up to `end` (exclusive); `depth` > 0 inside a group, where `/` is a plain character. */
+  private sequence(end: number, depth: number): GlobNode[] {
+    const nodes: GlobNode[] = [];
+    const { glob } = this;
+    while (this.index < end) {
+      const char = glob[this.index]!;
+      const code = glob.charCodeAt(this.index);
+      if (char === '\\') {
+        if (this.index + 1 >= end) throw new GlobRefusal('the glob ends with a lone backslash');
+        nodes.push({ kind: 'char', code: glob.charCodeAt(this.index + 1) });
+        this.index += 2;
+        continue;
+      }
+      if (this.extglob && '@?*+!'.includes(char) && glob[this.index + 1] === '(') {
+        const close = matchingClose(glob, this.index + 1, end, '(', ')');
+        if (close >= 0) {
+          if (char === '!')
+            throw new GlobRefusal('a negated extglob "!(…)" is not supported; list what to match instead');
+          const start = this.index;
+          this.index += 2;
+          const body: GlobNode = { kind: 'alternation', branches: this.alternatives(close, depth + 1, '|') };
+          this.index = close + 1;
+          if (char === '@') nodes.push(body);
+          else if (char === '?') nodes.push({ kind: 'repeat', body, min: 0, many: false });
+          else if (char === '*') nodes.push({ kind: 'repeat', body, min: 0, many: true });
+          else if (char === '+') nodes.push({ kind: 'repeat', body, min: 1, many: true });
+          else this.index = start + 1;
+          continue;
+        }
+      }
+      switch (char) {
+        case '*': {
+          const start = this.index;
+          while (glob[this.index] === '*' && this.index < end) this.index += 1;
+          const previous = nodes[nodes.length - 1];
+          const wholeName =
+            depth === 0 &&
+            this.index - start >= 2 &&
+            (previous === undefined || previous.kind === 'separator') &&
+            (this.index === end || glob[this.index] === '/');
+          nodes.push(wholeName ? { kind: 'globstar' } : { kind: 'star' });
+          continue;
+        }
+        case '?':
+          this.index += 1;
+          nodes.push({ kind: 'any' });
+          continue;
+        case '[': {
+          const parsed = this.bracket(end);
+          if (parsed !== undefined) {
+            nodes.push(parsed);
+            continue;
+          }
+          break;
+        }
+        case '{': {
+          const close = matchingClose(glob, this.index, end, '{', '}');
+          if (close < 0) break;
+          const inner = glob.slice(this.index + 1, close);
+          const range = braceRange(inner);
+          if (range !== undefined) {
+            nodes.push({
+              kind: 'alternation',
+              branches: range.map((item) =>
+                [...item].map((part) => ({ kind: 'char', code: part.charCodeAt(0) }) as const),
+              ),
+            });
+            this.index = close + 1;
+            continue;
+          }
+          if (!hasTopLevelComma(glob, this.index + 1, close)) break;
+          this.index += 1;
+          nodes.push({ kind: 'alternation', branches: this.alternatives(close, depth + 1, ',') });
+          this.index = close + 1;
+          continue;
+        }
+        case '/':
+          this.index += 1;
+          nodes.push(depth === 0 ? { kind: 'separator' } : { kind: 'char', code });
+          continue;
+        default:
+          break;
+      }
+      nodes.push({ kind: 'char', code });
+      this.index += 1;
+    }
+    return nodes;
+  }
+
+  /** Branches separated by top-level `separator` characters, up to `end` (the closing character). */
+  private alternatives(end: number, depth: number, separator: ',' | '|'): GlobNode[][] {
+    const branches: GlobNode[][] = [];
+    for (;;) {
+      const next = nextTopLevel(this.glob, this.index, end, separator);
+      branches.push(this.sequence(next, depth));
+      this.index = next;
+      if (next >= end) return branches;
+      this.index += 1;
+    }
+  }
+
+  /** A bracket expression at `[`, or undefined when it is not closed (then `[` is literal). */
+  private bracket(end: number): GlobNode | undefined {
+    const { glob } = this;
+    let at = this.index + 1;
+    let negated = false;
+    if (glob[at] === '!' || glob[at] === '^') {
+      negated = true;
+      at += 1;
+    }
+    const ranges: Array<readonly [number, number]> = [];
+    let first = true;
+    for (;;) {
+      if (at >= end) return undefined;
+      const char = glob[at]!;
+      if (char === ']' && !first) break;
+      first = false;
+      if (char === '[' && glob[at + 1] === ':') {
+        const close = glob.indexOf(':]', at + 2);
+        const name = close >= 0 ? glob.slice(at + 2, close) : '';
+        const posix = Object.hasOwn(POSIX_CLASSES, name) ? POSIX_CLASSES[name] : undefined;
+        if (posix !== undefined && close + 2 <= end) {
+          ranges.push(...posix);
+          at = close + 2;
+          continue;
+        }
+      }
+      let low: number;
+      if (char === '\\' && at + 1 < end) {
+        low = glob.charCodeAt(at + 1);
+        at += 2;
+      } else {
+        low = glob.charCodeAt(at);
+        at += 1;
+      }
+      if (glob[at] === '-' && at + 1 < end && glob[at + 1] !== ']') {
+        let high: number;
+        if (glob[at + 1] === '\\' && at + 2 < end) {
+          high = glob.charCodeAt(at + 2);
+          at += 3;
+        } else {
+          high = glob.charCodeAt(at + 1);
+          at += 2;
+        }
+        if (high >= low) ranges.push([low, high]);
+        continue;
+      }
+      ranges.push([low, low]);
+    }
+    this.index = at + 1;
+    return { kind: 'class', ranges, negated };
+  }
+}
+
+/** The index of the `close` that ends the group opened at `open` (nesting, escapes, brackets), or -1. */
+function matchingClose(glob: string, open: number, end: number, opening: string, closing: string): number {
+  let depth = 0;
+  for (let index = open; index < end; index += 1) {
+    const char = glob[index];
+    if (char === '\\') index += 1;
+    else if (char === opening) depth += 1;
+    else if (char === closing) {
+      depth -= 1;
+      if (depth === 0) return index;
+    }
+  }
+  return -1;
+}
+
+/** The next `separator` at nesting depth 0 from `from`, or `end`. */
+function nextTopLevel(glob: string, from: number, end: number, separator: string): number {
+  let depth = 0;
+  for (let index = from; index < end; index += 1) {
+    const char = glob[index];
+    if (char === '\\') index += 1;
+    else if (char === '{' || char === '(') depth += 1;
+    else if ((char === '}' || char === ')') && depth > 0) depth -= 1;
+    else if (char === separator && depth === 0) return index;
+  }
+  return end;
+}
+
+function hasTopLevelComma(glob: string, from: number, end: number): boolean {
+  return nextTopLevel(glob, from, end, ',') < end;
+}
+
+/** `1..5`, `05..10`, `a..e` (with an optional step) as the strings they expand to, or undefined. */
+function braceRange(inner: string): string[] | undefined {
+  const numeric = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(inner);
+  const letters = /^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?$/.exec(inner);
+  if (numeric === null && letters === null) return undefined;
+  const match = (numeric ?? letters)!;
+  const from = numeric ? Number(match[1]) : match[1]!.charCodeAt(0);
+  const to = numeric ? Number(match[2]) : match[2]!.charCodeAt(0);
+  const step = Math.max(1, Math.abs(Number(match[3] ?? 1)) || 1);
+  const count = Math.floor(Math.abs(to - from) / step) + 1;
+  if (count > MAX_RANGE_ITEMS) {
+    throw new GlobRefusal(`a brace range expands to more than ${MAX_RANGE_ITEMS} alternatives`);
+  }
+  const padded = numeric !== null && (/^-?0\d/.test(match[1]!) || /^-?0\d/.test(match[2]!));
+  const pad = padded ? Math.max(match[1]!.length, match[2]!.length) : 0;
+  const items: string[] = [];
+  const direction = to >= from ? 1 : -1;
+  for (let value = from, index = 0; index < count; index += 1, value += direction * step) {
+    if (numeric) {
+      const text = String(Math.abs(value)).padStart(pad - (value < 0 ? 1 : 0), '0');
+      items.push(value < 0 ? `-${text}` : text);
+    } else {
+      items.push(String.fromCharCode(value));
+    }
+  }
+  return items;
+}
+
+// --- the automaton ------------------------------------------------------------------------------
+
+const OP_CHAR = 0;
+const OP_ANY = 1;
+const OP_CLASS = 2;
+const OP_SPLIT = 3;
+const OP_JUMP = 4;
+const OP_MATCH = 5;
+/** Zero-width: the next character (if any) is not `.` (picomatch's rule for a name that starts with a wildcard). */
+const OP_NOT_DOT_AHEAD = 6;
+
+interface Program {
+  readonly op: number[];
+  /** CHAR: the code; CLASS: the class index; SPLIT/JUMP: the first target. */
+  readonly arg: number[];
+  /** SPLIT: the second target; ANY/CLASS/CHAR: 1 when the dot rule applies (a wildcard). */
+  readonly arg2: number[];
+  readonly classes: Array<{ ranges: ReadonlyArray<readonly [number, number]>; negated: boolean }>;
+}
+
+class Compiler {
+  readonly program: Program = { op: [], arg: [], arg2: [], classes: [] };
+
+  emit(op: number, arg = 0, arg2 = 0): number {
+    const { program } = this;
+    program.op.push(op);
+    program.arg.push(arg);
+    program.arg2.push(arg2);
+    return program.op.length - 1;
+  }
+
+  patch(at: number, arg: number, arg2?: number): void {
+    this.program.arg[at] = arg;
+    if (arg2 !== undefined) this.program.arg2[at] = arg2;
+  }
+
+  get next(): number {
+    return this.program.op.length;
+  }
+
+  /** A run of wildcard characters that are not `/` (`*`). */
+  star(): void {
+    const split = this.emit(OP_SPLIT);
+    this.emit(OP_ANY, 0, 1);
+    this.emit(OP_JUMP, split);
+    this.patch(split, split + 1, this.next);
+  }
+
+  /** Any run of characters, `/` included, wildcards at every name start (a trailing `**`). */
+  anything(): void {
+    const split = this.emit(OP_SPLIT);
+    const inner = this.emit(OP_SPLIT);
+    this.emit(OP_ANY, 0, 1);
+    const jumpBack = this.emit(OP_JUMP, split);
+    const slash = this.emit(OP_CHAR, SLASH);
+    this.emit(OP_JUMP, split);
+    this.patch(inner, inner + 1, slash);
+    this.patch(split, inner, this.next);
+    void jumpBack;
+  }
+
+  /** Zero or more whole names, each followed by `/` (a leading or inner `**`). */
+  names(): void {
+    const split = this.emit(OP_SPLIT);
+    // one name: a wildcard character, more of them, then `/`
+    this.emit(OP_ANY, 0, 1);
+    const more = this.emit(OP_SPLIT);
+    this.emit(OP_ANY, 0, 1);
+    this.emit(OP_JUMP, more);
+    this.patch(more, more + 1, this.next);
+    this.emit(OP_CHAR, SLASH);
+    this.emit(OP_JUMP, split);
+    this.patch(split, split + 1, this.next);
+  }
+
+  nodes(nodes: readonly GlobNode[]): void {
+    for (const node of nodes) this.node(node);
+  }
+
+  node(node: GlobNode): void {
+    switch (node.kind) {
+      case 'char':
+        this.emit(OP_CHAR, node.code);
+        return;
+      case 'separator':
+      case 'globstar':
+        // Top-level separators and globstars are laid out by compileNodes; these never reach here.
+        this.emit(OP_CHAR, SLASH);
+        return;
+      case 'any':
+        this.emit(OP_ANY, 0, 1);
+        return;
+      case 'star':
+        this.star();
+        return;
+      case 'class': {
+        this.program.classes.push({ ranges: node.ranges, negated: node.negated });
+        this.emit(OP_CLASS, this.program.classes.length - 1);
+        return;
+      }
+      case 'alternation': {
+        const jumps: number[] = [];
+        node.branches.forEach((branch, index) => {
+          if (index < node.branches.length - 1) {
+            const split = this.emit(OP_SPLIT);
+            this.nodes(branch);
+            jumps.push(this.emit(OP_JUMP));
+            this.patch(split, split + 1, this.next);
+          } else {
+            this.nodes(branch);
+          }
+        });
+        for (const jump of jumps) this.patch(jump, this.next);
+        return;
+      }
+      case 'repeat': {
+        if (node.min === 1) this.node(node.body);
+        if (!node.many) {
+          const split = this.emit(OP_SPLIT);
+          this.node(node.body);
+          this.patch(split, split + 1, this.next);
+          return;
+        }
+        const split = this.emit(OP_SPLIT);
+        this.node(node.body);
+        this.emit(OP_JUMP, split);
+        this.patch(split, split + 1, this.next);
+        return;
+      }
+    }
+  }
+}
+
+/** Splits top-level nodes into names at separators; a name that is only `**` is the globstar. */
+function compileNodes(nodes: readonly GlobNode[], dot: boolean): Program {
+  const names: Array<GlobNode[] | 'globstar'> = [];
+  let current: GlobNode[] = [];
+  for (const node of nodes) {
+    if (node.kind === 'separator') {
+      names.push(current);
+      current = [];
+    } else if (node.kind === 'globstar') {
+      names.push('globstar');
+      current = [];
+    } else current.push(node);
+  }
+  // A globstar is followed by a separator or the end: drop the empty name a separator after it opens.
+  const shaped: Array<GlobNode[] | 'globstar'> = [];
+  for (let index = 0; index < names.length; index += 1) shaped.push(names[index]!);
+  if (nodes[nodes.length - 1]?.kind !== 'globstar') shaped.push(current);
+  const cleaned = shaped.filter(
+    (name, index) =>
+      !(Array.isArray(name) && name.length === 0 && index > 0 && shaped[index - 1] === 'globstar'),
+  );
+  // `**/**` is `**`.
+  const collapsed = cleaned.filter(
+    (name, index) => !(name === 'globstar' && index > 0 && cleaned[index - 1] === 'globstar'),
+  );
+  const compiler = new Compiler();
+  const last = collapsed.length - 1;
+  const endsInStar = (name: GlobNode[] | 'globstar' | undefined) =>
+    Array.isArray(name) && name[name.length - 1]?.kind === 'star';
+  collapsed.forEach((name, index) => {
+    if (name === 'globstar') {
+      if (last === 0) compiler.anything();
+      else if (index === last) {
+        // `prev/**`: the previous name alone (picomatch: unless it ends in `*`), or `/` and anything.
+        const alone = !endsInStar(collapsed[index - 1]);
+        const split = alone ? compiler.emit(OP_SPLIT) : -1;
+        compiler.emit(OP_CHAR, SLASH);
+        compiler.anything();
+        if (alone) compiler.patch(split, split + 1, compiler.next);
+      } else {
+        if (index > 0) compiler.emit(OP_CHAR, SLASH);
+        compiler.names();
+      }
+      return;
+    }
+    if (index > 0 && collapsed[index - 1] !== 'globstar') compiler.emit(OP_CHAR, SLASH);
+    // picomatch: without `dot`, a name written starting with `*` never matches a name starting
+    // with `.`, whatever takes the `.` (`*.a` does not match `.a`).
+    if (!dot && name[0]?.kind === 'star') compiler.emit(OP_NOT_DOT_AHEAD);
+    compiler.nodes(name);
+  });
+  compiler.emit(OP_MATCH);
+  return compiler.program;
+}
+
+// --- the lazy DFA -------------------------------------------------------------------------------
+
+interface DfaState {
+  /** Consuming instructions (and MATCH) reachable, sorted. */
+  readonly pcs: Int32Array;
+  readonly matches: boolean;
+  /** The previous character was `/` (or there was none): a name starts here. */
+  readonly nameStart: boolean;
+  readonly next: Map<number, DfaState>;
+}
+
+class LazyDfa {
+  private states = new Map<string, DfaState>();
+  private readonly start: DfaState;
+  private readonly marks: Int32Array;
+  private generation = 0;
+  private readonly stack: number[] = [];
+
+  constructor(
+    private readonly program: Program,
+    private readonly dot: boolean,
+    private readonly caseInsensitive: boolean,
+  ) {
+    this.marks = new Int32Array(program.op.length);
+    this.start = this.state(this.closure([0]), true);
+  }
+
+  /** The state after reading `text` from the start (undefined once nothing can match). */
+  run(text: string): DfaState | undefined {
+    let state = this.start;
+    for (let index = 0; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      let next = state.next.get(code);
+      if (next === undefined) {
+        next = this.step(state, code);
+        state.next.set(code, next);
+      }
+      if (next.pcs.length === 0) return undefined;
+      state = next;
+    }
+    return state;
+  }
+
+  private closure(seeds: readonly number[]): Int32Array {
+    const { program, marks, stack } = this;
+    this.generation += 1;
+    const generation = this.generation;
+    const found: number[] = [];
+    for (let index = seeds.length - 1; index >= 0; index -= 1) stack.push(seeds[index]!);
+    while (stack.length > 0) {
+      const pc = stack.pop()!;
+      if (marks[pc] === generation) continue;
+      marks[pc] = generation;
+      const op = program.op[pc]!;
+      if (op === OP_JUMP) stack.push(program.arg[pc]!);
+      else if (op === OP_SPLIT) {
+        stack.push(program.arg2[pc]!);
+        stack.push(program.arg[pc]!);
+      } else found.push(pc);
+    }
+    found.sort((left, right) => left - right);
+    return Int32Array.from(found);
+  }
+
+  private state(pcs: Int32Array, nameStart: boolean): DfaState {
+    const key = `${nameStart ? 1 : 0}:${pcs.join(',')}`;
+    let state = this.states.get(key);
+    if (state === undefined) {
+      if (this.states.size >= MAX_DFA_STATES) {
+        // Bounded memory: forget every cached state (still one step per character).
+        this.states = new Map();
+      }
+      const matches = this.matchesAtEnd(pcs);
+      state = { pcs, matches, nameStart, next: new Map() };
+      this.states.set(key, state);
+    }
+    return state;
+  }
+
+  /** Whether MATCH is among `pcs` or behind an assertion that holds at the end of the input. */
+  private matchesAtEnd(pcs: Int32Array): boolean {
+    for (const pc of pcs) {
+      const op = this.program.op[pc];
+      if (op === OP_MATCH) return true;
+      if (op === OP_NOT_DOT_AHEAD && this.matchesAtEnd(this.closure([pc + 1]))) return true;
+    }
+    return false;
+  }
+
+  private step(state: DfaState, code: number): DfaState {
+    const targets: number[] = [];
+    const leadingDot = code === DOT && state.nameStart && !this.dot;
+    this.consume(state.pcs, code, leadingDot, targets);
+    return this.state(this.closure(targets), code === SLASH);
+  }
+
+  /** Adds to `targets` what `pcs` reach by reading `code` (assertions checked against it first). */
+  private consume(pcs: Int32Array, code: number, leadingDot: boolean, targets: number[]): void {
+    const { program } = this;
+    for (const pc of pcs) {
+      const op = program.op[pc]!;
+      let accepts = false;
+      if (op === OP_CHAR) accepts = this.sameChar(program.arg[pc]!, code);
+      else if (op === OP_ANY) accepts = code !== SLASH && !leadingDot;
+      else if (op === OP_CLASS) accepts = this.inClass(program.classes[program.arg[pc]!]!, code);
+      else if (op === OP_NOT_DOT_AHEAD) {
+        if (code !== DOT) this.consume(this.closure([pc + 1]), code, leadingDot, targets);
+        continue;
+      }
+      if (accepts) targets.push(pc + 1);
+    }
+  }
+
+  private sameChar(expected: number, code: number): boolean {
+    if (expected === code) return true;
+    if (!this.caseInsensitive) return false;
+    return String.fromCharCode(expected).toLowerCase() === String.fromCharCode(code).toLowerCase();
+  }
+
+  private inClass(entry: Program['classes'][number], code: number): boolean {
+    if (entry.negated && code === SLASH) return false;
+    const candidates = this.caseInsensitive
+      ? [
+          code,
+          String.fromCharCode(code).toLowerCase().charCodeAt(0),
+          String.fromCharCode(code).toUpperCase().charCodeAt(0),
+        ]
+      : [code];
+    let inside = false;
+    for (const candidate of candidates) {
+      for (const [low, high] of entry.ranges) {
+        if (candidate >= low && candidate <= high) {
+          inside = true;
+          break;
+        }
+      }
+      if (inside) break;
+    }
+    return entry.negated ? !inside : inside;
+  }
+}
+
+/**
+ * Compiles a glob into a linear-time matcher (see the header comment for the syntax and its few
+ * differences from picomatch). Refused, as a value: a glob longer than {@link LINEAR_GLOB_MAX_LENGTH},
+ * a trailing lone `\`, a negated extglob `!(…)`, a brace range of more than 1000 items.
+ */
+export function compileLinearGlob(glob: string, options: LinearGlobOptions): CompileLinearGlobResult {
+  if (glob.length > LINEAR_GLOB_MAX_LENGTH) {
+    return { ok: false, problem: `the glob is longer than ${LINEAR_GLOB_MAX_LENGTH} characters` };
+  }
+  let program: Program;
+  // picomatch reads a leading `./` as the current directory, which paths never start with.
+  let body = glob;
+  while (body.startsWith('./')) body = body.slice(2);
+  try {
+    program = compileNodes(new GlobParser(body, options.extglob).parse(), options.dot);
+  } catch (error) {
+    if (error instanceof GlobRefusal) return { ok: false, problem: error.message };
+    throw error;
+  }
+  const dfa = new LazyDfa(program, options.dot, options.caseInsensitive === true);
+  return {
+    ok: true,
+    value: Object.freeze({
+      glob,
+      test: (path: string) => dfa.run(path)?.matches === true,
+      couldMatchBelow: (directory: string) => dfa.run(directory === '' ? '' : `${directory}/`) !== undefined,
+    }),
+  };
+}
