@@ -1,6 +1,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { compileLinearGlob, type LinearGlob } from './linear-glob.js';
 
 // Hand-written rather than the `ignore` package on purpose: the JS fallback of `grep` must select
 // exactly the files ripgrep selects, and ripgrep (its `ignore` crate) matches each path against
@@ -8,7 +9,8 @@ import picomatch from 'picomatch';
 // always applies. That difference shows whenever a search starts inside an ignored directory
 // (`grep path=dist`), which ripgrep searches and the `ignore` package would hide entirely.
 // The line rules below follow the crate's `GitignoreBuilder::add_line`; globs are compiled with
-// picomatch, which shares globset's semantics for `*`, `?`, `**`, `[...]` and `{a,b}`.
+// the linear matcher of linear-glob.ts (and, for grep's workers, picomatch), which share globset's
+// semantics for `*`, `?`, `**`, `[...]` and `{a,b}`.
 
 /**
  * picomatch options that give globset's (ripgrep's) glob semantics: `*` matches dot-names, no
@@ -44,8 +46,13 @@ export interface GitignoreMatcher {
 export interface GitignoreRule {
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
-  /** Matches the path relative to the ignore file's directory. */
+  /**
+   * picomatch's backtracking regex for the line: only for grep's search workers, which run under
+   * the call's deadline (grep-walk-filter.ts). Never test it on this thread.
+   */
   readonly regex: RegExp;
+  /** The same glob in linear time (linear-glob.ts): what {@link GitignoreMatcher.match} uses. */
+  readonly matcher: LinearGlob;
 }
 
 /** Options of {@link compileGitignore}. */
@@ -101,7 +108,7 @@ function matcherOf(rules: readonly GitignoreRule[]): GitignoreMatcher {
       for (let index = rules.length - 1; index >= 0; index -= 1) {
         const rule = rules[index]!;
         if (rule.onlyDirectory && !isDirectory) continue;
-        if (rule.regex.test(relativePath)) return rule.whitelist ? 'whitelist' : 'ignore';
+        if (rule.matcher.test(relativePath)) return rule.whitelist ? 'whitelist' : 'ignore';
       }
       return 'none';
     },
@@ -139,9 +146,15 @@ function compileLine(input: string, options: CompileGitignoreOptions): Gitignore
   if (!anchored && !glob.includes('/') && !glob.startsWith('**/')) glob = `**/${glob}`;
   // `dir/**` matches what is inside the directory, not the directory itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
+  const caseInsensitive = options.caseInsensitive === true;
+  // Project ignore files and the model's globs are matched on the host's thread: the linear
+  // matcher decides there; a line it refuses (a lone trailing `\`, a huge brace range) is skipped,
+  // as ripgrep skips a line that is not a valid glob.
+  const matcher = compileLinearGlob(glob, { dot: true, extglob: false, caseInsensitive });
+  if (!matcher.ok) return undefined;
   try {
-    const regex = picomatch.makeRe(glob, { ...GLOBSET_LIKE, nocase: options.caseInsensitive === true });
-    return { whitelist, onlyDirectory, regex };
+    const regex = picomatch.makeRe(glob, { ...GLOBSET_LIKE, nocase: caseInsensitive });
+    return { whitelist, onlyDirectory, regex, matcher: matcher.value };
   } catch {
     return undefined;
   }
