@@ -1,6 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { compileLinearGlob, type LinearGlob } from './linear-glob.js';
 
 // Hand-written rather than the `ignore` package on purpose: the JS fallback of `grep` must select
@@ -9,11 +8,12 @@ import { compileLinearGlob, type LinearGlob } from './linear-glob.js';
 // always applies. That difference shows whenever a search starts inside an ignored directory
 // (`grep path=dist`), which ripgrep searches and the `ignore` package would hide entirely.
 // The line rules below follow the crate's `GitignoreBuilder::add_line`; globs are compiled with
-// the linear matcher of linear-glob.ts (and, for grep's workers, picomatch), which share globset's
-// semantics for `*`, `?`, `**`, `[...]` and `{a,b}`.
+// the linear matcher of linear-glob.ts, which keeps picomatch's (and so globset's) semantics for
+// `*`, `?`, `**`, `[...]` and `{a,b}` without its backtracking regexes.
 
 /**
- * picomatch options that give globset's (ripgrep's) glob semantics: `*` matches dot-names, no
+ * The picomatch options whose meaning the linear matcher keeps for ignore files and grep globs
+ * (its tests hold it to picomatch with these): globset's (ripgrep's) glob semantics: `*` matches dot-names, no
  * extglobs or leading-`!` negation (the caller handles `!`), `[!a]` is a negated class, and a
  * bracket expression is only a class (picomatch otherwise also matches it literally).
  */
@@ -46,12 +46,7 @@ export interface GitignoreMatcher {
 export interface GitignoreRule {
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
-  /**
-   * picomatch's backtracking regex for the line: only for grep's search workers, which run under
-   * the call's deadline (grep-walk-filter.ts). Never test it on this thread.
-   */
-  readonly regex: RegExp;
-  /** The same glob in linear time (linear-glob.ts): what {@link GitignoreMatcher.match} uses. */
+  /** Matches the path relative to the ignore file's directory, in linear time (linear-glob.ts). */
   readonly matcher: LinearGlob;
 }
 
@@ -146,18 +141,16 @@ function compileLine(input: string, options: CompileGitignoreOptions): Gitignore
   if (!anchored && !glob.includes('/') && !glob.startsWith('**/')) glob = `**/${glob}`;
   // `dir/**` matches what is inside the directory, not the directory itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
-  const caseInsensitive = options.caseInsensitive === true;
-  // Project ignore files and the model's globs are matched on the host's thread: the linear
-  // matcher decides there; a line it refuses (a lone trailing `\`, a huge brace range) is skipped,
-  // as ripgrep skips a line that is not a valid glob.
-  const matcher = compileLinearGlob(glob, { dot: true, extglob: false, caseInsensitive });
-  if (!matcher.ok) return undefined;
-  try {
-    const regex = picomatch.makeRe(glob, { ...GLOBSET_LIKE, nocase: caseInsensitive });
-    return { whitelist, onlyDirectory, regex, matcher: matcher.value };
-  } catch {
-    return undefined;
-  }
+  // Project ignore files and the model's globs meet paths on the host's thread (glob, ls) and in
+  // grep's workers: compiled once, in linear time, never to a backtracking regex. A line the
+  // matcher refuses (a lone trailing `\`, a huge brace range) is skipped, as ripgrep skips a line
+  // that is not a valid glob.
+  const matcher = compileLinearGlob(glob, {
+    dot: GLOBSET_LIKE.dot,
+    extglob: false,
+    caseInsensitive: options.caseInsensitive === true,
+  });
+  return matcher.ok ? { whitelist, onlyDirectory, matcher: matcher.value } : undefined;
 }
 
 /** One directory's ignore files, linked to the nearest ancestor directory that has any. */

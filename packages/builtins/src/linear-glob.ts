@@ -39,6 +39,8 @@ export interface LinearGlob {
   test(path: string): boolean;
   /** Whether some path below `directory` (`directory/…`) could match: false lets a walk skip it. */
   couldMatchBelow(directory: string): boolean;
+  /** The compiled glob as data, for {@link createProgramMatcher} in another thread. */
+  readonly program: GlobProgram;
 }
 
 /** What {@link compileLinearGlob} returns; `problem` never quotes the glob. */
@@ -47,7 +49,7 @@ export type CompileLinearGlobResult =
   | { readonly ok: false; readonly problem: string };
 
 /** The longest glob accepted (in UTF-16 code units). */
-export const LINEAR_GLOB_MAX_LENGTH = 16 * 1024;
+export const LINEAR_GLOB_MAX_LENGTH = 4096;
 /** The most alternatives one brace range (`{1..1000}`) may expand to. */
 const MAX_RANGE_ITEMS = 1000;
 /** Cached DFA states per matcher before the cache is dropped and rebuilt as needed. */
@@ -120,14 +122,32 @@ const POSIX_CLASSES: Readonly<Record<string, ReadonlyArray<readonly [number, num
   ],
 };
 
-/** Reads a glob into nodes; `/` outside groups becomes a separator node. */
+/** Groups (braces, extglobs) nested deeper than this are refused. */
+const MAX_GROUP_DEPTH = 32;
+
+/**
+ * Reads a glob into nodes; `/` outside groups becomes a separator node. Looking ahead for the end
+ * of a group or a class costs steps from a budget proportional to the glob's length, so reading
+ * stays linear: a glob of thousands of unclosed `[` or `{` is refused rather than read in
+ * quadratic time.
+ */
 class GlobParser {
   private index = 0;
+  private budget: number;
 
   constructor(
     private readonly glob: string,
     private readonly extglob: boolean,
-  ) {}
+  ) {
+    this.budget = 16 * glob.length + 1024;
+  }
+
+  private spend(steps: number): void {
+    this.budget -= steps;
+    if (this.budget < 0) {
+      throw new GlobRefusal('the glob has too many unclosed or nested groups and classes to read');
+    }
+  }
 
   parse(): GlobNode[] {
     const nodes = this.sequence(this.glob.length, 0);
@@ -148,7 +168,7 @@ class GlobParser {
         continue;
       }
       if (this.extglob && '@?*+!'.includes(char) && glob[this.index + 1] === '(') {
-        const close = matchingClose(glob, this.index + 1, end, '(', ')');
+        const close = this.matchingClose(this.index + 1, end, '(', ')');
         if (close >= 0) {
           if (char === '!')
             throw new GlobRefusal('a negated extglob "!(…)" is not supported; list what to match instead');
@@ -190,7 +210,7 @@ class GlobParser {
           break;
         }
         case '{': {
-          const close = matchingClose(glob, this.index, end, '{', '}');
+          const close = this.matchingClose(this.index, end, '{', '}');
           if (close < 0) break;
           const inner = glob.slice(this.index + 1, close);
           const range = braceRange(inner);
@@ -204,7 +224,7 @@ class GlobParser {
             this.index = close + 1;
             continue;
           }
-          if (!hasTopLevelComma(glob, this.index + 1, close)) break;
+          if (this.nextTopLevel(this.index + 1, close, ',') >= close) break;
           this.index += 1;
           nodes.push({ kind: 'alternation', branches: this.alternatives(close, depth + 1, ',') });
           this.index = close + 1;
@@ -225,9 +245,10 @@ class GlobParser {
 
   /** Branches separated by top-level `separator` characters, up to `end` (the closing character). */
   private alternatives(end: number, depth: number, separator: ',' | '|'): GlobNode[][] {
+    if (depth > MAX_GROUP_DEPTH) throw new GlobRefusal(`groups are nested more than ${MAX_GROUP_DEPTH} deep`);
     const branches: GlobNode[][] = [];
     for (;;) {
-      const next = nextTopLevel(this.glob, this.index, end, separator);
+      const next = this.nextTopLevel(this.index, end, separator);
       branches.push(this.sequence(next, depth));
       this.index = next;
       if (next >= end) return branches;
@@ -246,13 +267,19 @@ class GlobParser {
     }
     const ranges: Array<readonly [number, number]> = [];
     let first = true;
+    const from = at;
     for (;;) {
-      if (at >= end) return undefined;
+      if (at >= end) {
+        this.spend(at - from);
+        return undefined;
+      }
       const char = glob[at]!;
       if (char === ']' && !first) break;
       first = false;
       if (char === '[' && glob[at + 1] === ':') {
-        const close = glob.indexOf(':]', at + 2);
+        // POSIX class names are short: look no further than that.
+        const ahead = glob.slice(at + 2, at + 12).indexOf(':]');
+        const close = ahead < 0 ? -1 : at + 2 + ahead;
         const name = close >= 0 ? glob.slice(at + 2, close) : '';
         const posix = Object.hasOwn(POSIX_CLASSES, name) ? POSIX_CLASSES[name] : undefined;
         if (posix !== undefined && close + 2 <= end) {
@@ -283,41 +310,48 @@ class GlobParser {
       }
       ranges.push([low, low]);
     }
+    this.spend(at - from);
     this.index = at + 1;
     return { kind: 'class', ranges, negated };
   }
-}
 
-/** The index of the `close` that ends the group opened at `open` (nesting, escapes, brackets), or -1. */
-function matchingClose(glob: string, open: number, end: number, opening: string, closing: string): number {
-  let depth = 0;
-  for (let index = open; index < end; index += 1) {
-    const char = glob[index];
-    if (char === '\\') index += 1;
-    else if (char === opening) depth += 1;
-    else if (char === closing) {
-      depth -= 1;
-      if (depth === 0) return index;
+  /** The index of the `closing` that ends the group opened at `open` (nesting, escapes), or -1. */
+  private matchingClose(open: number, end: number, opening: string, closing: string): number {
+    const { glob } = this;
+    let depth = 0;
+    for (let index = open; index < end; index += 1) {
+      const char = glob[index];
+      if (char === '\\') index += 1;
+      else if (char === opening) depth += 1;
+      else if (char === closing) {
+        depth -= 1;
+        if (depth === 0) {
+          this.spend(index - open);
+          return index;
+        }
+      }
     }
+    this.spend(end - open);
+    return -1;
   }
-  return -1;
-}
 
-/** The next `separator` at nesting depth 0 from `from`, or `end`. */
-function nextTopLevel(glob: string, from: number, end: number, separator: string): number {
-  let depth = 0;
-  for (let index = from; index < end; index += 1) {
-    const char = glob[index];
-    if (char === '\\') index += 1;
-    else if (char === '{' || char === '(') depth += 1;
-    else if ((char === '}' || char === ')') && depth > 0) depth -= 1;
-    else if (char === separator && depth === 0) return index;
+  /** The next `separator` at nesting depth 0 from `from`, or `end`. */
+  private nextTopLevel(from: number, end: number, separator: string): number {
+    const { glob } = this;
+    let depth = 0;
+    for (let index = from; index < end; index += 1) {
+      const char = glob[index];
+      if (char === '\\') index += 1;
+      else if (char === '{' || char === '(') depth += 1;
+      else if ((char === '}' || char === ')') && depth > 0) depth -= 1;
+      else if (char === separator && depth === 0) {
+        this.spend(index - from);
+        return index;
+      }
+    }
+    this.spend(end - from);
+    return end;
   }
-  return end;
-}
-
-function hasTopLevelComma(glob: string, from: number, end: number): boolean {
-  return nextTopLevel(glob, from, end, ',') < end;
 }
 
 /** `1..5`, `05..10`, `a..e` (with an optional step) as the strings they expand to, or undefined. */
@@ -538,6 +572,7 @@ function compileNodes(nodes: readonly GlobNode[], dot: boolean): Program {
 
 // --- the lazy DFA -------------------------------------------------------------------------------
 
+/** The state of a path read so far; undefined once nothing can match. */
 interface DfaState {
   /** Consuming instructions (and MATCH) reachable, sorted. */
   readonly pcs: Int32Array;
@@ -547,117 +582,87 @@ interface DfaState {
   readonly next: Map<number, DfaState>;
 }
 
-class LazyDfa {
-  private states = new Map<string, DfaState>();
-  private readonly start: DfaState;
-  private readonly marks: Int32Array;
-  private generation = 0;
-  private readonly stack: number[] = [];
+/** A compiled glob as plain data (it crosses to grep's search workers as a message). */
+export interface GlobProgram {
+  readonly op: readonly number[];
+  readonly arg: readonly number[];
+  readonly arg2: readonly number[];
+  readonly classes: ReadonlyArray<{
+    readonly ranges: ReadonlyArray<readonly [number, number]>;
+    readonly negated: boolean;
+  }>;
+  /** Wildcards may take a name's leading `.`. */
+  readonly dot: boolean;
+  readonly caseInsensitive: boolean;
+}
 
-  constructor(
-    private readonly program: Program,
-    private readonly dot: boolean,
-    private readonly caseInsensitive: boolean,
-  ) {
-    this.marks = new Int32Array(program.op.length);
-    this.start = this.state(this.closure([0]), true);
-  }
+/** What {@link createProgramMatcher} returns. */
+export interface ProgramMatcher {
+  test(path: string): boolean;
+  couldMatchBelow(directory: string): boolean;
+}
 
-  /** The state after reading `text` from the start (undefined once nothing can match). */
-  run(text: string): DfaState | undefined {
-    let state = this.start;
-    for (let index = 0; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      let next = state.next.get(code);
-      if (next === undefined) {
-        next = this.step(state, code);
-        state.next.set(code, next);
-      }
-      if (next.pcs.length === 0) return undefined;
-      state = next;
-    }
-    return state;
-  }
+/**
+ * Runs a {@link GlobProgram} as a lazily built DFA: a step per character of the path, the subset
+ * for each (state, character) computed once and cached (at most 4096 states; past that the cache
+ * is dropped and rebuilt as needed, so memory stays bounded and time stays linear). Self-contained
+ * (no references outside its body): grep's search workers run its source.
+ */
+export function createProgramMatcher(program: GlobProgram): ProgramMatcher {
+  // Opcodes, as compiled above: CHAR 0, ANY 1, CLASS 2, SPLIT 3, JUMP 4, MATCH 5, NOT_DOT_AHEAD 6.
+  const { op, arg, arg2, classes, dot, caseInsensitive } = program;
+  const SLASH = 0x2f;
+  const DOT = 0x2e;
+  const MAX_STATES = 4096;
+  const marks = new Int32Array(op.length);
+  const stack: number[] = [];
+  let generation = 0;
+  let states = new Map<string, DfaState>();
 
-  private closure(seeds: readonly number[]): Int32Array {
-    const { program, marks, stack } = this;
-    this.generation += 1;
-    const generation = this.generation;
+  const closure = (seeds: readonly number[]): Int32Array => {
+    generation += 1;
     const found: number[] = [];
     for (let index = seeds.length - 1; index >= 0; index -= 1) stack.push(seeds[index]!);
     while (stack.length > 0) {
       const pc = stack.pop()!;
       if (marks[pc] === generation) continue;
       marks[pc] = generation;
-      const op = program.op[pc]!;
-      if (op === OP_JUMP) stack.push(program.arg[pc]!);
-      else if (op === OP_SPLIT) {
-        stack.push(program.arg2[pc]!);
-        stack.push(program.arg[pc]!);
+      const code = op[pc];
+      if (code === 4) stack.push(arg[pc]!);
+      else if (code === 3) {
+        stack.push(arg2[pc]!);
+        stack.push(arg[pc]!);
       } else found.push(pc);
     }
     found.sort((left, right) => left - right);
     return Int32Array.from(found);
-  }
-
-  private state(pcs: Int32Array, nameStart: boolean): DfaState {
-    const key = `${nameStart ? 1 : 0}:${pcs.join(',')}`;
-    let state = this.states.get(key);
-    if (state === undefined) {
-      if (this.states.size >= MAX_DFA_STATES) {
-        // Bounded memory: forget every cached state (still one step per character).
-        this.states = new Map();
-      }
-      const matches = this.matchesAtEnd(pcs);
-      state = { pcs, matches, nameStart, next: new Map() };
-      this.states.set(key, state);
-    }
-    return state;
-  }
-
-  /** Whether MATCH is among `pcs` or behind an assertion that holds at the end of the input. */
-  private matchesAtEnd(pcs: Int32Array): boolean {
+  };
+  // Whether MATCH is among `pcs` or behind an assertion that holds at the end of the input.
+  const matchesAtEnd = (pcs: Int32Array): boolean => {
     for (const pc of pcs) {
-      const op = this.program.op[pc];
-      if (op === OP_MATCH) return true;
-      if (op === OP_NOT_DOT_AHEAD && this.matchesAtEnd(this.closure([pc + 1]))) return true;
+      if (op[pc] === 5) return true;
+      if (op[pc] === 6 && matchesAtEnd(closure([pc + 1]))) return true;
     }
     return false;
-  }
-
-  private step(state: DfaState, code: number): DfaState {
-    const targets: number[] = [];
-    const leadingDot = code === DOT && state.nameStart && !this.dot;
-    this.consume(state.pcs, code, leadingDot, targets);
-    return this.state(this.closure(targets), code === SLASH);
-  }
-
-  /** Adds to `targets` what `pcs` reach by reading `code` (assertions checked against it first). */
-  private consume(pcs: Int32Array, code: number, leadingDot: boolean, targets: number[]): void {
-    const { program } = this;
-    for (const pc of pcs) {
-      const op = program.op[pc]!;
-      let accepts = false;
-      if (op === OP_CHAR) accepts = this.sameChar(program.arg[pc]!, code);
-      else if (op === OP_ANY) accepts = code !== SLASH && !leadingDot;
-      else if (op === OP_CLASS) accepts = this.inClass(program.classes[program.arg[pc]!]!, code);
-      else if (op === OP_NOT_DOT_AHEAD) {
-        if (code !== DOT) this.consume(this.closure([pc + 1]), code, leadingDot, targets);
-        continue;
-      }
-      if (accepts) targets.push(pc + 1);
+  };
+  const stateOf = (pcs: Int32Array, nameStart: boolean): DfaState => {
+    const key = `${nameStart ? 1 : 0}:${pcs.join(',')}`;
+    let state = states.get(key);
+    if (state === undefined) {
+      if (states.size >= MAX_STATES) states = new Map();
+      state = { pcs, matches: matchesAtEnd(pcs), nameStart, next: new Map() };
+      states.set(key, state);
     }
-  }
-
-  private sameChar(expected: number, code: number): boolean {
-    if (expected === code) return true;
-    if (!this.caseInsensitive) return false;
-    return String.fromCharCode(expected).toLowerCase() === String.fromCharCode(code).toLowerCase();
-  }
-
-  private inClass(entry: Program['classes'][number], code: number): boolean {
+    return state;
+  };
+  const sameChar = (expected: number, code: number): boolean =>
+    expected === code ||
+    (caseInsensitive &&
+      String.fromCharCode(expected).toLowerCase() === String.fromCharCode(code).toLowerCase());
+  const inClass = (index: number, code: number): boolean => {
+    const entry = classes[index]!;
     if (entry.negated && code === SLASH) return false;
-    const candidates = this.caseInsensitive
+    const candidates = caseInsensitive
       ? [
           code,
           String.fromCharCode(code).toLowerCase().charCodeAt(0),
@@ -667,15 +672,47 @@ class LazyDfa {
     let inside = false;
     for (const candidate of candidates) {
       for (const [low, high] of entry.ranges) {
-        if (candidate >= low && candidate <= high) {
-          inside = true;
-          break;
-        }
+        if (candidate >= low && candidate <= high) inside = true;
       }
-      if (inside) break;
     }
     return entry.negated ? !inside : inside;
-  }
+  };
+  // Adds to `targets` what `pcs` reach by reading `code` (assertions checked against it first).
+  const consume = (pcs: Int32Array, code: number, leadingDot: boolean, targets: number[]): void => {
+    for (const pc of pcs) {
+      const kind = op[pc];
+      let accepts = false;
+      if (kind === 0) accepts = sameChar(arg[pc]!, code);
+      else if (kind === 1) accepts = code !== SLASH && !leadingDot;
+      else if (kind === 2) accepts = inClass(arg[pc]!, code);
+      else if (kind === 6) {
+        if (code !== DOT) consume(closure([pc + 1]), code, leadingDot, targets);
+        continue;
+      }
+      if (accepts) targets.push(pc + 1);
+    }
+  };
+  const start = stateOf(closure([0]), true);
+  const run = (text: string): DfaState | undefined => {
+    let state = start;
+    for (let index = 0; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      let next = state.next.get(code);
+      if (next === undefined) {
+        const targets: number[] = [];
+        consume(state.pcs, code, code === DOT && state.nameStart && !dot, targets);
+        next = stateOf(closure(targets), code === SLASH);
+        state.next.set(code, next);
+      }
+      if (next.pcs.length === 0) return undefined;
+      state = next;
+    }
+    return state;
+  };
+  return {
+    test: (path) => run(path)?.matches === true,
+    couldMatchBelow: (directory) => run(directory === '' ? '' : `${directory}/`) !== undefined,
+  };
 }
 
 /**
@@ -697,13 +734,19 @@ export function compileLinearGlob(glob: string, options: LinearGlobOptions): Com
     if (error instanceof GlobRefusal) return { ok: false, problem: error.message };
     throw error;
   }
-  const dfa = new LazyDfa(program, options.dot, options.caseInsensitive === true);
+  const data: GlobProgram = {
+    ...program,
+    dot: options.dot,
+    caseInsensitive: options.caseInsensitive === true,
+  };
+  const matcher = createProgramMatcher(data);
   return {
     ok: true,
     value: Object.freeze({
       glob,
-      test: (path: string) => dfa.run(path)?.matches === true,
-      couldMatchBelow: (directory: string) => dfa.run(directory === '' ? '' : `${directory}/`) !== undefined,
+      program: data,
+      test: matcher.test,
+      couldMatchBelow: matcher.couldMatchBelow,
     }),
   };
 }
