@@ -52,11 +52,8 @@ export type CompileLinearGlobResult =
 export const LINEAR_GLOB_MAX_LENGTH = 4096;
 /** The most alternatives one brace range (`{1..1000}`) may expand to. */
 const MAX_RANGE_ITEMS = 1000;
-/** Cached DFA states per matcher before the cache is dropped and rebuilt as needed. */
-const MAX_DFA_STATES = 4096;
 
 const SLASH = 0x2f;
-const DOT = 0x2e;
 
 type GlobNode =
   | { readonly kind: 'char'; readonly code: number }
