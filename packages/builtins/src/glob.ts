@@ -302,8 +302,8 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
   try {
     for await (const entry of stream) {
       const relative = String(entry);
-      // The adapter selected already; checked again so that nothing reaches the model unmatched.
-      if (relative.split('/').includes('.git') || !matcher.test(relative)) continue;
+      // The adapter selected already (the matcher, ignore rules); `.git` is excluded at any depth.
+      if (relative.split('/').includes('.git')) continue;
       if (!policy.allows(joinRealPath(root, relative), 'read')) continue;
       found.push(relative);
       if (found.length >= GLOB_SCAN_CAP) {

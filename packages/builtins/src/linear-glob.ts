@@ -569,16 +569,6 @@ function compileNodes(nodes: readonly GlobNode[], dot: boolean): Program {
 
 // --- the lazy DFA -------------------------------------------------------------------------------
 
-/** The state of a path read so far; undefined once nothing can match. */
-interface DfaState {
-  /** Consuming instructions (and MATCH) reachable, sorted. */
-  readonly pcs: Int32Array;
-  readonly matches: boolean;
-  /** The previous character was `/` (or there was none): a name starts here. */
-  readonly nameStart: boolean;
-  readonly next: Map<number, DfaState>;
-}
-
 /** A compiled glob as plain data (it crosses to grep's search workers as a message). */
 export interface GlobProgram {
   readonly op: readonly number[];
@@ -614,7 +604,14 @@ export function createProgramMatcher(program: GlobProgram): ProgramMatcher {
   const marks = new Int32Array(op.length);
   const stack: number[] = [];
   let generation = 0;
-  let states = new Map<string, DfaState>();
+  // DFA states by id: their instruction sets, flags, and transitions (ASCII in a flat table of
+  // id * 128 + code holding the next id + 1, 0 for not computed yet; anything else in a map).
+  let ids = new Map<string, number>();
+  let sets: Int32Array[] = [];
+  let nameStarts: boolean[] = [];
+  let matches: boolean[] = [];
+  let table = new Int32Array(128 * 64);
+  let wide = new Map<number, number>();
 
   const closure = (seeds: readonly number[]): Int32Array => {
     generation += 1;
@@ -642,15 +639,32 @@ export function createProgramMatcher(program: GlobProgram): ProgramMatcher {
     }
     return false;
   };
-  const stateOf = (pcs: Int32Array, nameStart: boolean): DfaState => {
+  const reset = () => {
+    ids = new Map();
+    sets = [];
+    nameStarts = [];
+    matches = [];
+    table = new Int32Array(128 * 64);
+    wide = new Map();
+  };
+  // The id of the state for `pcs`; 0 is always the dead state (no instruction left).
+  const idOf = (pcs: Int32Array, nameStart: boolean): number => {
+    if (pcs.length === 0) return 0;
     const key = `${nameStart ? 1 : 0}:${pcs.join(',')}`;
-    let state = states.get(key);
-    if (state === undefined) {
-      if (states.size >= MAX_STATES) states = new Map();
-      state = { pcs, matches: matchesAtEnd(pcs), nameStart, next: new Map() };
-      states.set(key, state);
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = sets.length;
+      ids.set(key, id);
+      sets.push(pcs);
+      nameStarts.push(nameStart);
+      matches.push(matchesAtEnd(pcs));
+      if (table.length < sets.length * 128) {
+        const grown = new Int32Array(table.length * 2);
+        grown.set(table);
+        table = grown;
+      }
     }
-    return state;
+    return id;
   };
   const sameChar = (expected: number, code: number): boolean =>
     expected === code ||
@@ -689,26 +703,52 @@ export function createProgramMatcher(program: GlobProgram): ProgramMatcher {
       if (accepts) targets.push(pc + 1);
     }
   };
-  const start = stateOf(closure([0]), true);
-  const run = (text: string): DfaState | undefined => {
+  const startSet = closure([0]);
+  let start = 0;
+  const begin = () => {
+    // The dead state first (id 0), then the start state.
+    sets.push(new Int32Array(0));
+    nameStarts.push(false);
+    matches.push(false);
+    start = idOf(startSet, true);
+  };
+  begin();
+  // The next state's id from `state` on `code`, computed once and remembered.
+  const step = (state: number, code: number): number => {
+    const targets: number[] = [];
+    consume(sets[state]!, code, code === DOT && nameStarts[state]! && !dot, targets);
+    if (sets.length >= MAX_STATES) {
+      // Bounded memory: forget every state but the current one's meaning (still one step a character).
+      const pcs = sets[state]!;
+      const nameStart = nameStarts[state]!;
+      reset();
+      begin();
+      state = idOf(pcs, nameStart);
+    }
+    const next = idOf(closure(targets), code === SLASH);
+    if (code < 128) table[state * 128 + code] = next + 1;
+    else wide.set(state * 0x110000 + code, next);
+    return next;
+  };
+  const run = (text: string): number => {
     let state = start;
     for (let index = 0; index < text.length; index += 1) {
       const code = text.charCodeAt(index);
-      let next = state.next.get(code);
-      if (next === undefined) {
-        const targets: number[] = [];
-        consume(state.pcs, code, code === DOT && state.nameStart && !dot, targets);
-        next = stateOf(closure(targets), code === SLASH);
-        state.next.set(code, next);
+      let next: number | undefined;
+      if (code < 128) {
+        next = table[state * 128 + code]! - 1;
+        if (next < 0) next = step(state, code);
+      } else {
+        next = wide.get(state * 0x110000 + code) ?? step(state, code);
       }
-      if (next.pcs.length === 0) return undefined;
+      if (next === 0) return 0;
       state = next;
     }
     return state;
   };
   return {
-    test: (path) => run(path)?.matches === true,
-    couldMatchBelow: (directory) => run(directory === '' ? '' : `${directory}/`) !== undefined,
+    test: (path) => matches[run(path)] === true,
+    couldMatchBelow: (directory) => run(directory === '' ? '' : `${directory}/`) !== 0,
   };
 }
 
