@@ -1,6 +1,6 @@
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compileLinearGlob, type LinearGlob } from './linear-glob.js';
+import { compileLinearGlob, type LinearGlob } from '@toolhost/path-policy';
 
 // Hand-written rather than the `ignore` package on purpose: the JS fallback of `grep` must select
 // exactly the files ripgrep selects, and ripgrep (its `ignore` crate) matches each path against

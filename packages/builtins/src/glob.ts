@@ -28,7 +28,7 @@ import {
 import { comparePaths, joinRealPath, sortPaths } from './discovery-paths.js';
 import { resolveDiscoveryTarget } from './discovery-policy.js';
 import { globArgumentsSchema } from './discovery-schemas.generated.js';
-import { compileLinearGlob, type LinearGlob } from './linear-glob.js';
+import { compileLinearGlob, type LinearGlob } from '@toolhost/path-policy';
 
 /** Default path limit of `glob`. */
 export const GLOB_DEFAULT_LIMIT = 200;

@@ -1,7 +1,7 @@
 import { compareNames } from './discovery-paths.js';
 import { createBytePrefilter, type GrepPrefilter } from './grep-literals.js';
 import { createWalkFilter, type WalkFilterSpec, type WireLevel } from './grep-walk-filter.js';
-import { createProgramMatcher } from './linear-glob.js';
+import { createProgramMatcher } from '@toolhost/path-policy';
 
 // The walking, reading and matching half of grep's JS engine. It runs in a pool of worker threads
 // (grep-fallback.ts), for two reasons:

@@ -23,7 +23,7 @@ import {
 import { GREP_FILE_TYPES } from './grep-file-types.js';
 import { requiredLiterals } from './grep-literals.js';
 import { compileGrepRegex } from './grep-regex.js';
-import { compileLinearGlob, type GlobProgram } from './linear-glob.js';
+import { compileLinearGlob, type GlobProgram } from '@toolhost/path-policy';
 import {
   GREP_MAX_FILE_BYTES,
   type GrepSearch,

@@ -1,5 +1,5 @@
 import type { GitignoreMatcher, IgnoreLevel } from './discovery-ignore.js';
-import type { createProgramMatcher, GlobProgram } from './linear-glob.js';
+import type { createProgramMatcher, GlobProgram } from '@toolhost/path-policy';
 
 // Which walked entries the JS engine of grep searches: ripgrep's rules (the `ignore` crate's
 // `Ignore::matched`, in order: `--glob` overrides, then .rgignore/.ignore/.gitignore/

@@ -11,7 +11,7 @@ import {
 } from '../src/discovery-ignore.js';
 import { GREP_FILE_TYPES } from '../src/grep-file-types.js';
 import { createWalkFilter, type WireLevel, wireLevel, wireMatcher } from '../src/grep-walk-filter.js';
-import { compileLinearGlob, createProgramMatcher } from '../src/linear-glob.js';
+import { compileLinearGlob, createProgramMatcher } from '@toolhost/path-policy';
 
 /** A type glob as the JS engine sends it to its workers. */
 function typeGlob(glob: string) {

@@ -15,6 +15,16 @@ export {
   type ResolvePathResult,
 } from './create-path-policy.js';
 export { detectCaseSensitivity } from './detect-case-sensitivity.js';
+export {
+  type CompileLinearGlobResult,
+  compileLinearGlob,
+  createProgramMatcher,
+  type GlobProgram,
+  LINEAR_GLOB_MAX_LENGTH,
+  type LinearGlob,
+  type LinearGlobOptions,
+  type ProgramMatcher,
+} from './linear-glob.js';
 export type { PathPolicyError, PathPolicyErrorCode, PathPolicyErrorReason } from './path-policy-error.js';
 export {
   HOST_CASE_SENSITIVE,

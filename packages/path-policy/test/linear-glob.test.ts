@@ -2,11 +2,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { GLOBSET_LIKE } from '../src/discovery-ignore.js';
 import { compileLinearGlob, type LinearGlobOptions } from '../src/linear-glob.js';
 
 // The linear matcher replaces picomatch's backtracking regexes wherever a glob meets a path on the
 // host's thread. These properties hold it to picomatch on the syntax both share.
+
+/** The picomatch options of globset's (ripgrep's) semantics, as builtins' ignore files use them. */
+const GLOBSET_LIKE = Object.freeze({
+  dot: true,
+  noextglob: true,
+  nonegate: true,
+  windows: false,
+  posix: true,
+  literalBrackets: false,
+} as const);
 
 // Pieces of one name (no `/` outside braces); names are joined with `/`, and `**` is only ever a
 // whole name: picomatch gives `**` next to other characters of a name, and a wildcard right after an
