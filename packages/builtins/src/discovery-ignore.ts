@@ -8,7 +8,7 @@ import { compileLinearGlob, type LinearGlob } from '@toolhost/path-policy';
 // always applies. That difference shows whenever a search starts inside an ignored directory
 // (`grep path=dist`), which ripgrep searches and the `ignore` package would hide entirely.
 // The line rules below follow the crate's `GitignoreBuilder::add_line`; globs are compiled with
-// the linear matcher of linear-glob.ts, which keeps picomatch's (and so globset's) semantics for
+// path-policy's linear matcher (compileLinearGlob), which keeps picomatch's (and so globset's) semantics for
 // `*`, `?`, `**`, `[...]` and `{a,b}` without its backtracking regexes.
 
 /**
@@ -46,7 +46,7 @@ export interface GitignoreMatcher {
 export interface GitignoreRule {
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
-  /** Matches the path relative to the ignore file's directory, in linear time (linear-glob.ts). */
+  /** Matches the path relative to the ignore file's directory, in linear time (path-policy's compileLinearGlob). */
   readonly matcher: LinearGlob;
 }
 

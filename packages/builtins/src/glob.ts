@@ -54,7 +54,7 @@ const DESCRIPTION = [
 const fingerprint = schemaFingerprint(globArgumentsSchema);
 
 /**
- * Creates the `glob` tool (a fast-glob walk, matched in linear time by linear-glob.ts). The pattern
+ * Creates the `glob` tool (a fast-glob walk, matched in linear time by path-policy's compileLinearGlob). The pattern
  * is relative to `path`; a pattern without `/`
  * matches names at any depth (`*.ts` is read as `**` + `/*.ts`); a `**` segment matches zero or
  * more directories, so `src/**` + `/*.ts` matches `src/a.ts`.
