@@ -392,7 +392,6 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '稍后重试；如果一直失败，检查是否有卡住的 toolhost 进程',
     },
   },
-};
   FETCH_BLOCKED: {
     summary: {
       en: 'web_fetch refused the URL before connecting: a scheme other than http/https, or a host that is or resolves to a loopback, private, link-local, shared, multicast or metadata address.',

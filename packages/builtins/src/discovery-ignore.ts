@@ -1,6 +1,6 @@
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { compileLinearGlob, type LinearGlob } from '@toolhost/path-policy';
 
 // Hand-written rather than the `ignore` package on purpose: the JS fallback of `grep` must select
 // exactly the files ripgrep selects, and ripgrep (its `ignore` crate) matches each path against
@@ -8,10 +8,12 @@ import picomatch from 'picomatch';
 // always applies. That difference shows whenever a search starts inside an ignored directory
 // (`grep path=dist`), which ripgrep searches and the `ignore` package would hide entirely.
 // The line rules below follow the crate's `GitignoreBuilder::add_line`; globs are compiled with
-// picomatch, which shares globset's semantics for `*`, `?`, `**`, `[...]` and `{a,b}`.
+// path-policy's linear matcher (compileLinearGlob), which keeps picomatch's (and so globset's) semantics for
+// `*`, `?`, `**`, `[...]` and `{a,b}` without its backtracking regexes.
 
 /**
- * picomatch options that give globset's (ripgrep's) glob semantics: `*` matches dot-names, no
+ * The picomatch options whose meaning the linear matcher keeps for ignore files and grep globs
+ * (its tests hold it to picomatch with these): globset's (ripgrep's) glob semantics: `*` matches dot-names, no
  * extglobs or leading-`!` negation (the caller handles `!`), `[!a]` is a negated class, and a
  * bracket expression is only a class (picomatch otherwise also matches it literally).
  */
@@ -44,8 +46,8 @@ export interface GitignoreMatcher {
 export interface GitignoreRule {
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
-  /** Matches the path relative to the ignore file's directory. */
-  readonly regex: RegExp;
+  /** Matches the path relative to the ignore file's directory, in linear time (path-policy's compileLinearGlob). */
+  readonly matcher: LinearGlob;
 }
 
 /** Options of {@link compileGitignore}. */
@@ -101,7 +103,7 @@ function matcherOf(rules: readonly GitignoreRule[]): GitignoreMatcher {
       for (let index = rules.length - 1; index >= 0; index -= 1) {
         const rule = rules[index]!;
         if (rule.onlyDirectory && !isDirectory) continue;
-        if (rule.regex.test(relativePath)) return rule.whitelist ? 'whitelist' : 'ignore';
+        if (rule.matcher.test(relativePath)) return rule.whitelist ? 'whitelist' : 'ignore';
       }
       return 'none';
     },
@@ -139,12 +141,16 @@ function compileLine(input: string, options: CompileGitignoreOptions): Gitignore
   if (!anchored && !glob.includes('/') && !glob.startsWith('**/')) glob = `**/${glob}`;
   // `dir/**` matches what is inside the directory, not the directory itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
-  try {
-    const regex = picomatch.makeRe(glob, { ...GLOBSET_LIKE, nocase: options.caseInsensitive === true });
-    return { whitelist, onlyDirectory, regex };
-  } catch {
-    return undefined;
-  }
+  // Project ignore files and the model's globs meet paths on the host's thread (glob, ls) and in
+  // grep's workers: compiled once, in linear time, never to a backtracking regex. A line the
+  // matcher refuses (a lone trailing `\`, a huge brace range) is skipped, as ripgrep skips a line
+  // that is not a valid glob.
+  const matcher = compileLinearGlob(glob, {
+    dot: GLOBSET_LIKE.dot,
+    extglob: false,
+    caseInsensitive: options.caseInsensitive === true,
+  });
+  return matcher.ok ? { whitelist, onlyDirectory, matcher: matcher.value } : undefined;
 }
 
 /** One directory's ignore files, linked to the nearest ancestor directory that has any. */

@@ -28,6 +28,7 @@ import {
 import { comparePaths, joinRealPath, sortPaths } from './discovery-paths.js';
 import { resolveDiscoveryTarget } from './discovery-policy.js';
 import { globArgumentsSchema } from './discovery-schemas.generated.js';
+import { compileLinearGlob, type LinearGlob } from '@toolhost/path-policy';
 
 /** Default path limit of `glob`. */
 export const GLOB_DEFAULT_LIMIT = 200;
@@ -53,7 +54,8 @@ const DESCRIPTION = [
 const fingerprint = schemaFingerprint(globArgumentsSchema);
 
 /**
- * Creates the `glob` tool (fast-glob). The pattern is relative to `path`; a pattern without `/`
+ * Creates the `glob` tool (a fast-glob walk, matched in linear time by path-policy's compileLinearGlob). The pattern
+ * is relative to `path`; a pattern without `/`
  * matches names at any depth (`*.ts` is read as `**` + `/*.ts`); a `**` segment matches zero or
  * more directories, so `src/**` + `/*.ts` matches `src/a.ts`.
  * `.git` is never entered; `node_modules` only when `no_ignore` is set or the pattern names it;
@@ -63,7 +65,8 @@ const fingerprint = schemaFingerprint(globArgumentsSchema);
  * path order (or the newest with `sort: "mtime"`).
  *
  * Error codes: the path policy's, `FS_NOT_FOUND`, `NOT_A_DIRECTORY`, `ARGUMENT_VALIDATION` (an
- * absolute pattern, one with `..`, or a negated one), `TIMEOUT` / `ABORTED`.
+ * absolute pattern, one with `..`, a negated one, or one the linear matcher refuses: `!(…)`, a lone
+ * trailing `\`, a brace range of more than 1000 items), `TIMEOUT` / `ABORTED`.
  */
 export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArguments> {
   const policy = options.pathPolicy;
@@ -109,6 +112,19 @@ export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArg
           }),
         );
       }
+      const includeHidden = args.include_hidden ?? false;
+      const matcher = compileLinearGlob(pattern.value, { dot: includeHidden, extglob: true });
+      if (!matcher.ok) {
+        return errorResult(
+          argumentError({
+            toolName: 'glob',
+            fingerprint,
+            argument: 'pattern',
+            message: matcher.problem,
+            recovery: 'rewrite the pattern with *, ?, **, [...] and {a,b}',
+          }),
+        );
+      }
       const limit = args.limit ?? GLOB_DEFAULT_LIMIT;
       const noIgnore = args.no_ignore ?? false;
       let found: string[];
@@ -117,7 +133,7 @@ export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArg
         ({ found, capped } = await findFiles({
           root,
           pattern: pattern.value,
-          includeHidden: args.include_hidden ?? false,
+          matcher: matcher.value,
           noIgnore,
           policy,
           signal: context.signal,
@@ -148,7 +164,7 @@ export function createGlobTool(options: GlobToolOptions): ToolDefinition<GlobArg
       let text: string;
       if (shown.length === 0) {
         const skipped: string[] = [];
-        if (!(args.include_hidden ?? false)) skipped.push('dot-names for wildcards (include_hidden=true)');
+        if (!includeHidden) skipped.push('dot-names for wildcards (include_hidden=true)');
         if (!noIgnore) skipped.push('ignored files and node_modules (no_ignore=true)');
         text = `No files match in ${displayPath}. Skipped: .git, secret files, ${skipped.join(', ')}.`;
       } else {
@@ -189,17 +205,25 @@ export function normalizePattern(
 interface FindFilesOptions {
   readonly root: string;
   readonly pattern: string;
-  readonly includeHidden: boolean;
+  /** The pattern compiled to a linear-time matcher (dot-names per include_hidden). */
+  readonly matcher: LinearGlob;
   readonly noIgnore: boolean;
   readonly policy: PathPolicy;
   readonly signal: AbortSignal;
 }
 
-/** Runs fast-glob with a file system adapter that prunes the walk; returns paths relative to root. */
+/**
+ * Walks with fast-glob (pattern `**`, every name) through a file system adapter that does all the
+ * selecting, and returns the matching paths relative to root. The pattern is never given to
+ * fast-glob: its matcher (micromatch) compiles globs to backtracking regexes that run on this thread,
+ * and `*a*a*a*a*a*a*a*a*a*a*a*b` against a 100-character name blocks the host; the linear matcher
+ * decides instead, pruning every directory below which nothing can match.
+ */
 async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; capped: boolean }> {
   // fast-glob (about 50 ms of imports) is loaded on the first glob, not when the host starts.
   const { default: fastGlob } = await import('fast-glob');
-  const { root, pattern, policy, signal } = options;
+  const { root, pattern, matcher, policy, signal } = options;
+  const relativeOf = (absolute: string) => (absolute === root ? '' : absolute.slice(root.length + 1));
   const segments = pattern.split('/');
   const keepNodeModules = options.noIgnore || segments.includes('node_modules');
   const levels = new Map<string, Promise<IgnoreLevel | undefined>>();
@@ -221,10 +245,14 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
     const level = options.noIgnore
       ? undefined
       : await levelOf(directory, new Set(dirents.map((entry) => entry.name)));
+    const base = relativeOf(directory);
     return dirents.filter((dirent) => {
       if (dirent.name === '.git') return false;
       const isDirectory = dirent.isDirectory();
       if (isDirectory && dirent.name === 'node_modules' && !keepNodeModules) return false;
+      const relative = base === '' ? dirent.name : `${base}/${dirent.name}`;
+      // What cannot match (or hold a match) is dropped before the ignore rules are asked.
+      if (isDirectory ? !matcher.couldMatchBelow(relative) : !matcher.test(relative)) return false;
       const absolute = joinRealPath(directory, dirent.name);
       if (!options.noIgnore && matchIgnoreLevels(level, absolute, isDirectory) === 'ignore') return false;
       // Directories are checked here, to prune secret ones; files only once they match (below).
@@ -255,9 +283,10 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
     });
   };
 
-  const stream: Readable = fastGlob.stream(pattern, {
+  const stream: Readable = fastGlob.stream('**', {
     cwd: root,
-    dot: options.includeHidden,
+    // Dot-names are the matcher's to decide (include_hidden); fast-glob only walks.
+    dot: true,
     onlyFiles: true,
     followSymbolicLinks: false,
     // One pattern cannot yield an entry twice; fast-glob's duplicate set costs time on big trees.
@@ -273,7 +302,7 @@ async function findFiles(options: FindFilesOptions): Promise<{ found: string[]; 
   try {
     for await (const entry of stream) {
       const relative = String(entry);
-      // Static patterns (no wildcard) are checked with stat, not through the adapter: filter here too.
+      // The adapter selected already (the matcher, ignore rules); `.git` is excluded at any depth.
       if (relative.split('/').includes('.git')) continue;
       if (!policy.allows(joinRealPath(root, relative), 'read')) continue;
       found.push(relative);

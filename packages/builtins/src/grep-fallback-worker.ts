@@ -1,6 +1,7 @@
 import { compareNames } from './discovery-paths.js';
 import { createBytePrefilter, type GrepPrefilter } from './grep-literals.js';
 import { createWalkFilter, type WalkFilterSpec, type WireLevel } from './grep-walk-filter.js';
+import { createProgramMatcher } from '@toolhost/path-policy';
 
 // The walking, reading and matching half of grep's JS engine. It runs in a pool of worker threads
 // (grep-fallback.ts), for two reasons:
@@ -136,6 +137,7 @@ export interface FallbackWorkerHelpers {
   readonly compareNames: typeof compareNames;
   readonly createWalkFilter: typeof createWalkFilter;
   readonly createBytePrefilter: typeof createBytePrefilter;
+  readonly createProgramMatcher: typeof createProgramMatcher;
 }
 
 /** The worker's source, for `new Worker(source, { eval: true })`. */
@@ -144,6 +146,7 @@ export function fallbackWorkerSource(): string {
     `compareNames: ${compareNames.toString()}`,
     `createWalkFilter: ${createWalkFilter.toString()}`,
     `createBytePrefilter: ${createBytePrefilter.toString()}`,
+    `createProgramMatcher: ${createProgramMatcher.toString()}`,
   ].join(',\n');
   return [
     'var __name = (target, value) => Object.defineProperty(target, "name", { value, configurable: true });',
@@ -168,13 +171,10 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
 
   let config: FallbackWorkerConfig | undefined;
   let regex = /$^/u;
-  let filter = helpers.createWalkFilter({
-    root: '/',
-    overrides: [],
-    typeGlobs: null,
-    includeHidden: false,
-    noIgnore: true,
-  });
+  let filter = helpers.createWalkFilter(
+    { root: '/', overrides: [], typeGlobs: null, includeHidden: false, noIgnore: true },
+    helpers.createProgramMatcher,
+  );
   let prefilter: ((bytes: Buffer) => boolean) | undefined;
   let stop: Int32Array<ArrayBufferLike> = new Int32Array(1);
   let scratch = Buffer.allocUnsafe(4 * SNIFF_BYTES);
@@ -483,7 +483,7 @@ function fallbackWorkerMain(helpers: FallbackWorkerHelpers): void {
       if (message.type === 'configure') {
         config = message;
         regex = new RegExp(message.source, message.flags);
-        filter = helpers.createWalkFilter(message.filter);
+        filter = helpers.createWalkFilter(message.filter, helpers.createProgramMatcher);
         prefilter = message.prefilter === null ? undefined : helpers.createBytePrefilter(message.prefilter);
         stop = new Int32Array(message.stop);
         return;

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import picomatch from 'picomatch';
 import {
   compileGlobLines,
   GLOBSET_LIKE,
@@ -24,6 +23,7 @@ import {
 import { GREP_FILE_TYPES } from './grep-file-types.js';
 import { requiredLiterals } from './grep-literals.js';
 import { compileGrepRegex } from './grep-regex.js';
+import { compileLinearGlob, type GlobProgram } from '@toolhost/path-policy';
 import {
   GREP_MAX_FILE_BYTES,
   type GrepSearch,
@@ -133,11 +133,13 @@ export async function runGrepFallback(
   if (search.type !== undefined) {
     const globs = Object.hasOwn(GREP_FILE_TYPES, search.type) ? GREP_FILE_TYPES[search.type] : undefined;
     if (globs === undefined) return { ok: false, reason: 'type', problem: 'unknown file type' };
-    // picomatch's matcher: a name equal to the glob, or one its regex matches.
-    typeGlobs = globs.map((glob) => {
-      const regex = picomatch.makeRe(glob, GLOBSET_LIKE);
-      return { glob, source: regex.source, flags: regex.flags };
-    });
+    // As picomatch's matcher: a name equal to the glob, or one the glob matches.
+    const compiledTypes: Array<{ glob: string; program: GlobProgram }> = [];
+    for (const glob of globs) {
+      const compiled = compileLinearGlob(glob, { dot: GLOBSET_LIKE.dot, extglob: false });
+      if (compiled.ok) compiledTypes.push({ glob, program: compiled.value.program });
+    }
+    typeGlobs = compiledTypes;
   }
   if (search.glob !== undefined && !isValidGlobLine(search.glob)) {
     return { ok: false, reason: 'glob', problem: 'the glob is not a valid glob pattern' };

@@ -56,7 +56,9 @@ export function requiredLiterals(source: string, flags: string): GrepPrefilter |
     if (literals === undefined || literals.length === 0) return undefined;
     return { literals: [...literals], ignoreCase };
   } catch (error) {
-    if (error instanceof GiveUp) return undefined;
+    // A pattern nested deeper than the stack (thousands of groups) is read by no one here: search
+    // without the prefilter rather than fail the call.
+    if (error instanceof GiveUp || error instanceof RangeError) return undefined;
     throw error;
   }
 }

@@ -1,17 +1,17 @@
 import type { GitignoreMatcher, IgnoreLevel } from './discovery-ignore.js';
+import type { createProgramMatcher, GlobProgram } from '@toolhost/path-policy';
 
 // Which walked entries the JS engine of grep searches: ripgrep's rules (the `ignore` crate's
 // `Ignore::matched`, in order: `--glob` overrides, then .rgignore/.ignore/.gitignore/
 // .git/info/exclude, then the `type` globs, then the hidden rule). The walk runs in the search
-// workers, so the rules travel as data (regex sources, see `wireMatcher`) and are applied by
+// workers, so the rules travel as data (compiled globs, see `wireMatcher`) and are applied by
 // `createWalkFilter`, whose source the workers run: it must stay self-contained (no references to
-// anything outside its body). The ignore files themselves are compiled on the main thread by
+// anything outside its body; the linear glob runtime is passed in). The ignore files themselves are compiled on the main thread by
 // discovery-ignore.ts, the single place that reads gitignore syntax.
 
 /** One compiled gitignore line, as data. */
 export interface WireRule {
-  readonly source: string;
-  readonly flags: string;
+  readonly program: GlobProgram;
   readonly whitelist: boolean;
   readonly onlyDirectory: boolean;
 }
@@ -34,11 +34,10 @@ export interface WalkFilterSpec {
   readonly root: string;
   /** The `--glob` overrides (the caller's glob, then the hard excludes). */
   readonly overrides: readonly WireRule[];
-  /** The `type` globs (matched against names, as picomatch does: equal, or the regex matches), or null. */
+  /** The `type` globs (matched against names, as picomatch does: equal, or the glob matches), or null. */
   readonly typeGlobs: ReadonlyArray<{
     readonly glob: string;
-    readonly source: string;
-    readonly flags: string;
+    readonly program: GlobProgram;
   }> | null;
   readonly includeHidden: boolean;
   readonly noIgnore: boolean;
@@ -56,8 +55,7 @@ export interface WalkFilter {
 export function wireMatcher(matcher: GitignoreMatcher | undefined): WireRule[] | null {
   if (matcher === undefined) return null;
   return matcher.rules.map((rule) => ({
-    source: rule.regex.source,
-    flags: rule.regex.flags,
+    program: rule.matcher.program,
     whitelist: rule.whitelist,
     onlyDirectory: rule.onlyDirectory,
   }));
@@ -82,8 +80,12 @@ export function wireLevel(level: IgnoreLevel, id: number, parent: number): WireL
  * (`GitignoreMatcher.match`, `matchIgnoreLevels`) and the JS engine's per-entry decision; the
  * parity tests against ripgrep hold both to ripgrep. Self-contained: the workers run its source.
  */
-export function createWalkFilter(spec: WalkFilterSpec): WalkFilter {
-  type Rule = { regex: RegExp; whitelist: boolean; onlyDirectory: boolean };
+export function createWalkFilter(spec: WalkFilterSpec, matcherOf: typeof createProgramMatcher): WalkFilter {
+  type Rule = {
+    matcher: ReturnType<typeof createProgramMatcher>;
+    whitelist: boolean;
+    onlyDirectory: boolean;
+  };
   type Level = {
     directory: string;
     parent: Level | undefined;
@@ -97,7 +99,7 @@ export function createWalkFilter(spec: WalkFilterSpec): WalkFilter {
     rules === null
       ? undefined
       : rules.map((rule) => ({
-          regex: new RegExp(rule.source, rule.flags),
+          matcher: matcherOf(rule.program),
           whitelist: rule.whitelist,
           onlyDirectory: rule.onlyDirectory,
         }));
@@ -106,7 +108,7 @@ export function createWalkFilter(spec: WalkFilterSpec): WalkFilter {
     for (let index = rules.length - 1; index >= 0; index -= 1) {
       const rule = rules[index]!;
       if (rule.onlyDirectory && !isDirectory) continue;
-      if (rule.regex.test(relative)) return rule.whitelist ? 'whitelist' : 'ignore';
+      if (rule.matcher.test(relative)) return rule.whitelist ? 'whitelist' : 'ignore';
     }
     return 'none';
   };
@@ -144,7 +146,7 @@ export function createWalkFilter(spec: WalkFilterSpec): WalkFilter {
   const overrideIgnoreRules = spec.overrides.filter((rule) => !rule.whitelist).length;
   const typeGlobs = spec.typeGlobs?.map((type) => ({
     glob: type.glob,
-    regex: new RegExp(type.source, type.flags),
+    matcher: matcherOf(type.program),
   }));
   const levels = new Map<number, Level>();
 
@@ -176,7 +178,7 @@ export function createWalkFilter(spec: WalkFilterSpec): WalkFilter {
         if (ignored === 'whitelist') whitelisted = true;
       }
       if (typeGlobs !== undefined && !isDirectory) {
-        if (!typeGlobs.some((type) => name === type.glob || type.regex.test(name))) return false;
+        if (!typeGlobs.some((type) => name === type.glob || type.matcher.test(name))) return false;
         whitelisted = true;
       }
       if (!whitelisted && !spec.includeHidden && name.startsWith('.')) return false;

@@ -66,7 +66,7 @@ export interface JobOutputArguments {
    * @maximum 600000
    */
   timeout_ms?: number;
-  /** Regular expression (JavaScript syntax): return only the new lines that match it. Lines that do not match are consumed too. */
+  /** Regular expression (JavaScript syntax, run in linear time: look-around and backreferences are refused): return only the new lines that match it. Lines that do not match are consumed too. */
   filter?: string;
 }
 
@@ -88,7 +88,7 @@ export interface BashOutputArguments {
    * @minLength 1
    */
   job_id: string;
-  /** Regular expression: return only the new lines that match it. */
+  /** Regular expression (JavaScript syntax, without look-around or backreferences): return only the new lines that match it. */
   filter?: string;
 }
 

@@ -1,4 +1,10 @@
-import { type ErrorCode, isErrorCode, ToolhostError } from '@toolhost/contracts';
+import {
+  compileLinearRegExp,
+  type ErrorCode,
+  isErrorCode,
+  type LinearRegExp,
+  ToolhostError,
+} from '@toolhost/contracts';
 import type { JobError, JobManager, JobSnapshot } from '@toolhost/jobs';
 
 /** The `[status: ...]` line of job_output: the state, with the exit code or stop reason when useful. */
@@ -97,29 +103,32 @@ export function newOutputBody(chunk: {
 }
 
 /**
- * Compiles a job_output filter before anything is consumed. The error names the problem, never the
- * pattern (messages must not echo argument values).
+ * Compiles a job_output filter before anything is consumed: JavaScript regex syntax, matched by a
+ * linear-time engine (contracts' `compileLinearRegExp`), because the log is scanned on the host's
+ * thread and a backtracking regex such as `^(a+)+$` would block the whole host. Look-around and
+ * backreferences are refused (`ARGUMENT_VALIDATION` saying why), as is invalid syntax. The error
+ * names the problem, never the pattern (messages must not echo argument values).
  */
 export function compileFilter(
   filter: string | undefined,
   prefix: string,
-): { ok: true; value: RegExp | undefined } | { ok: false; error: ToolhostError } {
+): { ok: true; value: LinearRegExp | undefined } | { ok: false; error: ToolhostError } {
   if (filter === undefined || filter === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: new RegExp(filter) };
-  } catch (error) {
-    const reason = (error as Error).message.split(': ').at(-1) ?? 'invalid pattern';
-    return {
-      ok: false,
-      error: new ToolhostError({
-        code: 'ARGUMENT_VALIDATION',
-        message: `${prefix}: ${reason.toLowerCase()}`,
-        recovery:
-          'fix the regular expression (JavaScript syntax) or leave filter out; no output was consumed',
-        details: { argument: 'filter' },
-      }),
-    };
-  }
+  const compiled = compileLinearRegExp(filter);
+  if (compiled.ok) return { ok: true, value: compiled.value };
+  const { reason, problem } = compiled.error;
+  return {
+    ok: false,
+    error: new ToolhostError({
+      code: 'ARGUMENT_VALIDATION',
+      message: `${prefix}: ${problem}`,
+      recovery:
+        reason === 'syntax'
+          ? 'fix the regular expression (JavaScript syntax) or leave filter out; no output was consumed'
+          : 'rewrite the filter without look-around or backreferences (or filter the log in the shell with grep); no output was consumed',
+      details: { argument: 'filter', reason },
+    }),
+  };
 }
 
 /** The error for a call when the job manager is closed (the session is ending). */

@@ -39,7 +39,7 @@ export const bashOutputArgumentsSchema: ArgumentSchema<BashOutputArguments> = {
   "additionalProperties": false,
   "properties": {
     "filter": {
-      "description": "Regular expression: return only the new lines that match it.",
+      "description": "Regular expression (JavaScript syntax, without look-around or backreferences): return only the new lines that match it.",
       "type": "string"
     },
     "job_id": {
@@ -77,7 +77,7 @@ export const jobOutputArgumentsSchema: ArgumentSchema<JobOutputArguments> = {
   "additionalProperties": false,
   "properties": {
     "filter": {
-      "description": "Regular expression (JavaScript syntax): return only the new lines that match it. Lines that do not match are consumed too.",
+      "description": "Regular expression (JavaScript syntax, run in linear time: look-around and backreferences are refused): return only the new lines that match it. Lines that do not match are consumed too.",
       "type": "string"
     },
     "job_id": {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createGlobTool } from '../src/index.js';
+import { runIsolatedCall } from './isolated-call.js';
 import { call, failure, makeTree, okText, resultLines, type Tree, writeTree } from './grep-fixtures.js';
 
 // Behaviours cited: ../shared/reference/inspectable-harness-notes.md §15, 13 (symlinks out of the
@@ -169,6 +170,33 @@ describe('createGlobTool', () => {
       await local.remove();
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  it('a glob with 12 wildcards against a 100-character name does not block the host (issue 15: hangs)', async () => {
+    // In its own process: on the old code fast-glob's backtracking regex ran on the host's thread and
+    // the process never answered.
+    const outcome = await runIsolatedCall('glob');
+    assert.equal(outcome.blocked, false, 'the call blocked its process');
+    if (outcome.blocked) return;
+    assert.equal(outcome.result.ok, true, outcome.result.text);
+    assert.equal(outcome.result.text, `${'a'.repeat(99)}b`);
+  });
+
+  it('refuses a pattern the linear matcher cannot run with ARGUMENT_VALIDATION saying why', async () => {
+    for (const [pattern, why] of [
+      ['src/!(x).ts', /negated extglob/],
+      ['src/{1..5000}.ts', /brace range/],
+    ] as const) {
+      const error = failure(await glob({ pattern }));
+      assert.equal(error.code, 'ARGUMENT_VALIDATION', pattern);
+      assert.match(error.text, why);
+    }
+  });
+
+  it('keeps extglobs, brace ranges and classes', async () => {
+    assert.deepEqual(await paths({ pattern: 'src/@(a|x)/*.ts' }), ['src/x/a.ts']);
+    assert.deepEqual(await paths({ pattern: '+(a|b).ts' }), ['src/a.ts', 'src/x/a.ts', 'src/x/y/b.ts']);
+    assert.deepEqual(await paths({ pattern: '[a-b].ts' }), ['src/a.ts', 'src/x/a.ts', 'src/x/y/b.ts']);
   });
 
   it('stops when aborted', async () => {

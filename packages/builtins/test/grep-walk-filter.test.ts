@@ -11,9 +11,18 @@ import {
 } from '../src/discovery-ignore.js';
 import { GREP_FILE_TYPES } from '../src/grep-file-types.js';
 import { createWalkFilter, type WireLevel, wireLevel, wireMatcher } from '../src/grep-walk-filter.js';
+import { compileLinearGlob, createProgramMatcher } from '@toolhost/path-policy';
+
+/** A type glob as the JS engine sends it to its workers. */
+function typeGlob(glob: string) {
+  const compiled = compileLinearGlob(glob, { dot: true, extglob: false });
+  assert.ok(compiled.ok, glob);
+  return { glob, program: compiled.value.program };
+}
 
 // The grep workers decide what to walk and search from rules sent as data (createWalkFilter); the
-// rest of the package decides with the compiled matchers of discovery-ignore.ts and picomatch.
+// rest of the package decides with the compiled matchers of discovery-ignore.ts (the reference for
+// type globs is picomatch itself).
 // Both must agree on every path: this holds the workers' copy to the reference decision (ripgrep's
 // order: overrides, ignore files, type, hidden), which the parity tests hold to ripgrep itself.
 
@@ -139,19 +148,16 @@ describe('createWalkFilter', () => {
             noIgnore,
           };
           const root = '/r/p';
-          const filter = createWalkFilter({
-            root,
-            overrides: wireMatcher(overrides) ?? [],
-            typeGlobs:
-              globs === undefined
-                ? null
-                : globs.map((item) => {
-                    const regex = picomatch.makeRe(item, GLOBSET_LIKE);
-                    return { glob: item, source: regex.source, flags: regex.flags };
-                  }),
-            includeHidden,
-            noIgnore,
-          });
+          const filter = createWalkFilter(
+            {
+              root,
+              overrides: wireMatcher(overrides) ?? [],
+              typeGlobs: globs === undefined ? null : globs.map(typeGlob),
+              includeHidden,
+              noIgnore,
+            },
+            createProgramMatcher,
+          );
           filter.addLevels(wire);
           const levelId = level === undefined ? -1 : ids.get(level)!;
           for (const [names, isDirectory] of entries) {
@@ -171,13 +177,10 @@ describe('createWalkFilter', () => {
   });
 
   it('matches type globs as picomatch does, a name equal to the glob included', () => {
-    const filter = createWalkFilter({
-      root: '/r',
-      overrides: [],
-      typeGlobs: [{ glob: '[abc].c', source: picomatch.makeRe('[abc].c', GLOBSET_LIKE).source, flags: '' }],
-      includeHidden: false,
-      noIgnore: true,
-    });
+    const filter = createWalkFilter(
+      { root: '/r', overrides: [], typeGlobs: [typeGlob('[abc].c')], includeHidden: false, noIgnore: true },
+      createProgramMatcher,
+    );
     assert.equal(picomatch('[abc].c', GLOBSET_LIKE)('[abc].c'), true);
     assert.equal(filter.includes(-1, '/r/[abc].c', '[abc].c', '[abc].c', false), true);
     assert.equal(filter.includes(-1, '/r/a.c', 'a.c', 'a.c', false), true);

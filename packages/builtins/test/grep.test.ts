@@ -369,6 +369,18 @@ describe('createGrepTool', () => {
     });
   }
 
+  it('searches with a pattern nested 15,000 groups deep on the JS engine instead of failing (literal extraction ran out of stack on the host thread)', async () => {
+    const local = await makeTree({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n' });
+    try {
+      const tools = toolsFor(local.policy, { rgPath: null });
+      const depth = 15_000;
+      const result = await call(tools.grep, { pattern: `${'(?:'.repeat(depth)}alpha${')'.repeat(depth)}` });
+      assert.deepEqual(resultLines(okText(result)), ['a.txt:1: alpha']);
+    } finally {
+      await local.remove();
+    }
+  });
+
   describe('with a ripgrep that never ends', () => {
     let scratch: string;
     let tree: Tree;

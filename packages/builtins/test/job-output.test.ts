@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { runIsolatedCall } from './isolated-call.js';
 import { processesMatching, resultText, shellFixture, uniqueTag, waitUntil } from './shell-helpers.js';
 
 async function background(shell: ReturnType<typeof shellFixture>, command: string): Promise<string> {
@@ -72,6 +73,39 @@ describe('createJobOutputTool', () => {
     assert.equal(resultText(filtered), 'beta\n[status: done]', 'the invalid call consumed nothing');
     const after = await shell.call('job_output', { job_id: id });
     assert.equal(resultText(after), '(no new output)\n[status: done]', 'filtered-out lines are consumed too');
+  });
+
+  it('a job_output filter ^(a+)+$ over a line of 46 a does not block the host (issue 15: hangs)', async () => {
+    // In its own process: on the old code the filter ran V8's backtracking engine on the host's
+    // thread and the process never answered.
+    const outcome = await runIsolatedCall('job-output-filter');
+    assert.equal(outcome.blocked, false, 'the call blocked its process');
+    if (outcome.blocked) return;
+    assert.equal(outcome.result.ok, true, outcome.result.text);
+    assert.equal(
+      outcome.result.text,
+      `${'a'.repeat(46)}\n[status: done]`,
+      'JavaScript meaning: only the all-a line matches',
+    );
+  });
+
+  it('refuses a filter with look-around or a backreference, saying why, without consuming output', async (t) => {
+    const shell = shellFixture(t);
+    const id = await background(shell, 'echo alpha; echo beta');
+    await shell.jobs.wait(id);
+    for (const filter of ['(?=a)alpha', '(a)\\1', '(?<!x)beta']) {
+      const refused = await shell.call('job_output', { job_id: id, filter });
+      assert.ok(!refused.ok, filter);
+      assert.equal(refused.error.code, 'ARGUMENT_VALIDATION');
+      assert.match(
+        refused.error.message,
+        /^invalid filter: a (look-ahead|look-behind|backreference) .*needs a backtracking engine/,
+      );
+      assert.match(refused.error.toModelText(), /without look-around or backreferences/);
+      assert.ok(!refused.error.toModelText().includes(filter), 'the pattern is not echoed');
+    }
+    const filtered = await shell.call('job_output', { job_id: id, filter: 'ph|^b' });
+    assert.equal(resultText(filtered), 'alpha\nbeta\n[status: done]', 'nothing was consumed by the refusals');
   });
 
   it('reports an unknown id as JOB_NOT_FOUND and a closed manager as unavailable (behaviour 44, JO-5)', async (t) => {

@@ -26,6 +26,13 @@ export {
   schemaTooDeepError,
 } from './json-depth.js';
 export {
+  type CompileLinearRegExpResult,
+  compileLinearRegExp,
+  LINEAR_REGEXP_MAX_SOURCE_LENGTH,
+  type LinearRegExp,
+  type LinearRegExpRefusal,
+} from './linear-regexp.js';
+export {
   BUILTIN_TOOL_NAME_PATTERN,
   createToolRegistry,
   type RegisteredTool,

@@ -6,6 +6,7 @@ import { canonicalSchemaJson, sha256Hex } from './canonicalize-schema.js';
 import { ToolhostError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
 import { jsonDepthExceeds, MAX_SCHEMA_DEPTH } from './json-depth.js';
+import { compileLinearRegExp } from './linear-regexp.js';
 import type { Result } from './result.js';
 import type { ToolInvocation, ToolSource } from './tool.js';
 
@@ -110,6 +111,9 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
       addUsedSchema: false,
       verbose: true,
       logger: false,
+      // `pattern` and `patternProperties` of third-party schemas run on model-supplied values on
+      // the host's thread: with the linear-time engine, never V8's backtracking one.
+      code: { regExp: linearPatternEngine },
     } as const;
     if (!engines) {
       const ajv = loadAjv();
@@ -244,7 +248,17 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
         return { ok: true, value: { arguments: value, schemaValidated: false } };
       }
       // ajv's validate is a type guard; call it as a plain predicate so `value` keeps its type below.
-      const check = entry.validate as (data: unknown) => boolean;
+      const validate = entry.validate as (data: unknown) => boolean;
+      let refused: RefusedPattern | undefined;
+      const check = (data: unknown): boolean => {
+        try {
+          return validate(data);
+        } catch (error) {
+          if (!(error instanceof RefusedPattern)) throw error;
+          refused = error;
+          return false;
+        }
+      };
       let valid: boolean;
       try {
         valid = check(value);
@@ -267,6 +281,21 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
         );
       }
       if (valid) return { ok: true, value: { arguments: value, schemaValidated: true } };
+      if (refused !== undefined) {
+        return failure(
+          options.toolName,
+          fingerprint,
+          [
+            {
+              path: '/',
+              keyword: 'pattern',
+              expected: `a value the host can check, but a pattern of this tool's schema cannot be run safely: ${refused.message}. The host does not run such patterns on model-supplied values, so this call cannot be validated or sent; the tool's schema must change`,
+            },
+          ],
+          invocation,
+          undefined,
+        );
+      }
       const violations = violationsOf(entry.validate.errors ?? []);
       let wrapperHint = false;
       if (entry.wrapperHintEligible) {
@@ -293,6 +322,32 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
     },
   };
 }
+
+/** Thrown by a refused pattern's `test`, so validation stops and says why (see linearPatternEngine). */
+class RefusedPattern extends Error {}
+
+/**
+ * ajv's regex engine (`code.regExp`): patterns run with contracts' linear-time engine. A pattern
+ * that is not valid JavaScript throws, as `new RegExp` would (the schema then does not compile). One
+ * that needs backtracking (look-around, backreferences) or is too large compiles to a matcher whose
+ * `test` throws {@link RefusedPattern}: only calls whose values reach that keyword are refused, with
+ * the reason, and every other keyword of the schema still applies.
+ */
+const linearPatternEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    const compiled = compileLinearRegExp(pattern, flags);
+    if (compiled.ok) return compiled.value;
+    if (compiled.error.reason === 'syntax') throw new SyntaxError(compiled.error.problem);
+    const problem = compiled.error.problem;
+    return {
+      test(): boolean {
+        throw new RefusedPattern(problem);
+      },
+      toString: () => `/${pattern}/${flags} (refused)`,
+    };
+  },
+  { code: 'linearPatternEngine' },
+);
 
 interface AjvClasses {
   readonly Ajv: typeof Ajv;

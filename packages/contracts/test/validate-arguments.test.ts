@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   createArgumentValidator,
   createToolRegistry,
@@ -341,6 +343,110 @@ describe('validateArguments', () => {
     const schema = { type: 'object', required: ['a', 'b', 'c'], properties: {} };
     const error = failureOf(validateArguments({ toolName: 'm', source: 'builtin', schema, arguments: {} }));
     assert.match(error.message, /^- \/: required; expected required properties: a, b, c$/m);
+  });
+});
+
+/** Validates in a child process (a blocked validation would also block this runner's timers). */
+function validateInChild(schema: object, args: object): Promise<{ blocked: boolean; output: string }> {
+  const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+  const script = `
+    import { validateArguments } from ${JSON.stringify(index)};
+    const result = validateArguments({ toolName: 'mcp_tool', source: 'mcp', schema: ${JSON.stringify(schema)}, arguments: ${JSON.stringify(args)} });
+    process.stdout.write(JSON.stringify(result.ok ? { ok: true } : { ok: false, code: result.error.code, text: result.error.toModelText() }));
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let blocked = false;
+    // Generous: it only tells a blocked process from a slow one; nothing is asserted about time.
+    const timer = setTimeout(() => {
+      blocked = true;
+      child.kill('SIGKILL');
+    }, 90_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve({ blocked, output });
+    });
+  });
+}
+
+describe('validateArguments (model-supplied values against schema patterns)', () => {
+  const evil = `${'a'.repeat(46)}!`;
+
+  it('a schema pattern ^(a+)+$ over a value of 46 a does not block the host (issue 15: hangs)', async () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
+    const run = await validateInChild(schema, { name: evil });
+    assert.equal(run.blocked, false, 'validation blocked its process');
+    const result = JSON.parse(run.output);
+    assert.equal(result.ok, false);
+    assert.equal(result.code, 'ARGUMENT_VALIDATION');
+    assert.match(result.text, /- \/name: pattern; expected a string matching the pattern/);
+  });
+
+  it('a patternProperties pattern (a|a)*b over a 46-character property name does not block the host', async () => {
+    const schema = { type: 'object', patternProperties: { '^(a|a)*b$': { type: 'integer' } } };
+    const run = await validateInChild(schema, { ['a'.repeat(46)]: 'x', ['a'.repeat(5) + 'b']: 1 });
+    assert.equal(run.blocked, false, 'validation blocked its process');
+    assert.deepEqual(JSON.parse(run.output), { ok: true });
+  });
+
+  it('matches patterns with JavaScript meaning (the u flag, \\p{..}, \\d, anchors)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+        word: { type: 'string', pattern: '^\\p{L}+$' },
+      },
+    };
+    const good = validateArguments({
+      toolName: 't',
+      source: 'mcp',
+      schema,
+      arguments: { date: '2026-11-30', word: 'Ωmega' },
+    });
+    assert.ok(good.ok);
+    const bad = validateArguments({
+      toolName: 't',
+      source: 'mcp',
+      schema,
+      arguments: { date: '2026-11-3', word: 'a1' },
+    });
+    assert.ok(!bad.ok);
+    assert.match(bad.error.message, /\/date: pattern/);
+    assert.match(bad.error.message, /\/word: pattern/);
+  });
+
+  it('refuses a value for a pattern with look-ahead or a backreference with ARGUMENT_VALIDATION saying why', () => {
+    for (const pattern of ['^(?=.*\\d)\\w+$', '^(a)\\1$']) {
+      const schema = {
+        type: 'object',
+        properties: { code: { type: 'string', pattern }, n: { type: 'integer' } },
+      };
+      const refused = validateArguments({
+        toolName: 't',
+        source: 'mcp',
+        schema,
+        arguments: { code: 'abc1' },
+      });
+      assert.ok(!refused.ok, pattern);
+      assert.equal(refused.error.code, 'ARGUMENT_VALIDATION');
+      assert.match(
+        refused.error.message,
+        /pattern of this tool's schema cannot be run safely: a (look-ahead|backreference) .*needs a backtracking engine/,
+      );
+      assert.ok(!refused.error.message.includes('abc1'), 'the value is not echoed');
+      // Values that never reach the pattern are still validated by the other keywords.
+      const other = validateArguments({ toolName: 't', source: 'mcp', schema, arguments: { n: 1 } });
+      assert.ok(other.ok);
+      const wrong = validateArguments({ toolName: 't', source: 'mcp', schema, arguments: { n: 'x' } });
+      assert.ok(!wrong.ok && /\/n: type/.test(wrong.error.message));
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import { createJobEnvironment, type JobEnvironmentOptions } from './job-environm
 import { type JobError, type JobResult, jobError } from './job-error.js';
 import {
   incompleteUtf8Tail,
+  type LineFilter,
   leadingContinuationBytes,
   logSize,
   readLogBytes,
@@ -201,7 +202,10 @@ export interface JobManager {
    * count says how many were left out. With `filter`, the whole new range is scanned line by line
    * and only matching lines are kept (the newest `maxBytes` of them). Errors: `JOB_NOT_FOUND`.
    */
-  readNew(id: string, options?: { maxBytes?: number; filter?: RegExp }): Promise<JobResult<JobOutputChunk>>;
+  readNew(
+    id: string,
+    options?: { maxBytes?: number; filter?: LineFilter },
+  ): Promise<JobResult<JobOutputChunk>>;
   /**
    * A bounded excerpt of the whole log: the first `headBytes` and the last `tailBytes` (defaults: a
    * quarter and three quarters of `tailBytes`). With `consume`, the read cursor moves to the end.

@@ -25,6 +25,7 @@ export {
   SECRET_NAME_PATTERN,
 } from './job-environment.js';
 export type { JobError, JobErrorCode, JobResult } from './job-error.js';
+export type { LineFilter } from './job-log.js';
 export type { PlaceholderRecord, ReapedOrphan } from './job-registry.js';
 export {
   findProcessesWithEnvironment,

@@ -63,11 +63,21 @@ export function leadingContinuationBytes(bytes: Buffer): number {
   return index;
 }
 
+/**
+ * What decides which lines a filtered read keeps: anything with `test(line)`. A `RegExp` is one
+ * (its `g` and `y` flags are dropped, so `test` keeps no state between lines); a caller that takes
+ * patterns from a model should pass a linear-time matcher instead, since this runs on the caller's
+ * thread.
+ */
+export interface LineFilter {
+  test(line: string): boolean;
+}
+
 /** Options of {@link scanLogLines}. */
 export interface ScanLogLinesOptions {
   readonly start: number;
   readonly end: number;
-  readonly filter: RegExp;
+  readonly filter: LineFilter;
   /** Keep at most this many bytes of matching lines (the most recent ones). */
   readonly maxBytes: number;
   /** Longer lines are matched on their first `maxLineBytes` bytes only. Default 64 KiB. */
@@ -95,7 +105,10 @@ export async function scanLogLines(file: string, options: ScanLogLinesOptions): 
   let droppedLines = 0;
   let line: Buffer[] = [];
   let lineBytes = 0;
-  const filter = new RegExp(options.filter.source, options.filter.flags.replace(/[gy]/g, ''));
+  const filter =
+    options.filter instanceof RegExp
+      ? new RegExp(options.filter.source, options.filter.flags.replace(/[gy]/g, ''))
+      : options.filter;
   const flush = () => {
     const text = Buffer.concat(line).toString('utf8');
     line = [];

@@ -22,6 +22,16 @@ export {
   type PinTargetOptions,
   type PinTargetResult,
 } from './pin-target.js';
+export {
+  type CompileLinearGlobResult,
+  compileLinearGlob,
+  createProgramMatcher,
+  type GlobProgram,
+  LINEAR_GLOB_MAX_LENGTH,
+  type LinearGlob,
+  type LinearGlobOptions,
+  type ProgramMatcher,
+} from './linear-glob.js';
 export type { PathPolicyError, PathPolicyErrorCode, PathPolicyErrorReason } from './path-policy-error.js';
 export {
   HOST_CASE_SENSITIVE,
