@@ -74,11 +74,12 @@ const MAX_RESOLUTION_ERROR_BYTES = 4096;
 const CLIENT_VERSION = '0.1.0';
 
 /**
- * Default MCP timeouts (ms): handshake 5 s, request 60 s (extended by progress), hard total 2 min
+ * Default MCP timeouts (ms): handshake 30 s (a server started through npx, or on a loaded machine,
+ * needs several seconds; peers allow 10-30 s), request 60 s (extended by progress), hard total 2 min
  * (the shell's default foreground timeout; a server's `timeouts` in `mcpServers` may raise it, to at
  * most an hour). A call past its timeout is cancelled (`notifications/cancelled`).
  */
-export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { handshakeMs: 5_000, requestMs: 60_000, totalMs: 120_000 };
+export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { handshakeMs: 30_000, requestMs: 60_000, totalMs: 120_000 };
 
 /** Default limits: 16 MiB per message, 20 garbage lines, 2 s close grace, 1 MiB of stderr log per process. */
 export const DEFAULT_MCP_LIMITS: McpLimits = {
