@@ -200,6 +200,19 @@ export const ERROR_CODES = {
     summary: 'A `toolhost session` input line is not a call or a batch (not JSON, or no tool name).',
     recovery: 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}',
   },
+  SANDBOX_PLAN_INCOMPLETE: {
+    kind: 'host',
+    summary:
+      'The sandbox could not finish listing the protected and secret paths of the roots, so the command was not run.',
+    recovery:
+      'ask the user to raise the sandbox entry limit or to make large directories that commands do not need secret paths (hidden and not searched); or work in a smaller root',
+  },
+  DISK_FULL: {
+    kind: 'host',
+    summary: 'A file system the call needs is full (no space or no quota left).',
+    recovery:
+      'free space on that file system (delete build outputs, caches or old job logs) or ask the user to, then run the call again',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
