@@ -1,4 +1,12 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -268,8 +276,7 @@ export function planHostView(options: HostViewOptions): HostView {
   mounts.push({ kind: 'symlink', target: '/run', path: '/var/run' });
 
   const home = options.home;
-  const showHome =
-    home !== undefined && home !== '/' && !visibleTrees.some((tree) => isInside(tree, home));
+  const showHome = home !== undefined && home !== '/' && !visibleTrees.some((tree) => isInside(tree, home));
   if (showHome) {
     mounts.push({ kind: 'dir', path: home });
     for (const relative of HOME_TOOLCHAIN_DIRECTORIES) {

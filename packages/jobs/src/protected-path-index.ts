@@ -287,7 +287,11 @@ export class ProtectedPathIndex {
   #pinned(plan: ProtectedPathPlan, missing: readonly MissingProtectedPath[]): string[] {
     const writableRoots = this.#trees.filter((tree) => tree.writable).map((tree) => tree.root);
     const pinned = new Set<string>();
-    const targets = [...plan.readOnly, ...missing.map((entry) => entry.path), ...plan.hidden.map((h) => h.path)];
+    const targets = [
+      ...plan.readOnly,
+      ...missing.map((entry) => entry.path),
+      ...plan.hidden.map((h) => h.path),
+    ];
     for (const target of targets) {
       const root = writableRoots
         .filter((candidate) => isInside(candidate, target))
@@ -362,7 +366,8 @@ export class ProtectedPathIndex {
         for (const absolute of this.#protectedAbsolute) {
           if (!isInside(tree.root, absolute) || absolute === tree.root) continue;
           const stats = lstatOrUndefined(absolute);
-          if (stats && (stats.isDirectory() || stats.isFile())) this.#readOnly.set(absolute, identityOf(stats));
+          if (stats && (stats.isDirectory() || stats.isFile()))
+            this.#readOnly.set(absolute, identityOf(stats));
         }
       }
       yield* this.#walk(tree, tree.root, budget);
@@ -535,7 +540,8 @@ export class ProtectedPathIndex {
         const target = this.#resolve(absolute);
         if (target && this.#treeOf(target)) {
           const kind = kindOf(target);
-          if (kind === 'directory' || kind === 'file') this.#hiddenTargets.set(absolute, { path: target, kind });
+          if (kind === 'directory' || kind === 'file')
+            this.#hiddenTargets.set(absolute, { path: target, kind });
         }
         return 'done';
       }

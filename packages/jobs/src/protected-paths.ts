@@ -74,4 +74,3 @@ export function planProtectedPaths(options: PlanProtectedPathsOptions): Protecte
   index.buildSync();
   return index.plan();
 }
-

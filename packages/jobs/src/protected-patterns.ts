@@ -13,7 +13,14 @@ export const ALWAYS_PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', 
  * gets an empty file (a pattern ending in `/` or `/**` also asks for a directory). `.git` must be a
  * directory: git ignores an empty `.git` directory but refuses an empty `.git` file.
  */
-export const DIRECTORY_NAMES: ReadonlySet<string> = new Set(['.git', '.toolhost', '.hg', '.svn', 'node_modules', '.next']);
+export const DIRECTORY_NAMES: ReadonlySet<string> = new Set([
+  '.git',
+  '.toolhost',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '.next',
+]);
 
 /**
  * Directories never descended into while looking for pattern matches (size, not safety: see README).
