@@ -25,6 +25,8 @@ export interface BubblewrapLayout {
   readonly stateDir: string;
   /** The command's working directory (a real path). */
   readonly cwd: string;
+  /** A descriptor bubblewrap writes its info JSON to (`--info-fd`), if any. */
+  readonly infoFd?: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
     'ALL',
   ];
   if (layout.network) args.push('--share-net');
+  if (layout.infoFd !== undefined) args.push('--info-fd', String(layout.infoFd));
   for (const mount of layout.hostView.mounts) {
     if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.path);
     else if (mount.kind === 'dir') args.push('--dir', mount.path);

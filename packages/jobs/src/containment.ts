@@ -26,9 +26,11 @@ export function containmentArguments(options: {
   readonly cwd?: string | undefined;
   readonly proc: boolean;
   readonly newSession?: boolean;
+  readonly infoFd?: number | undefined;
 }): string[] {
   const args = ['--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent'];
   if (options.newSession) args.push('--new-session');
+  if (options.infoFd !== undefined) args.push('--info-fd', String(options.infoFd));
   if (options.proc) args.push('--proc', '/proc');
   if (options.cwd !== undefined) args.push('--chdir', options.cwd);
   args.push('--');
@@ -94,6 +96,8 @@ export interface ContainCommandOptions {
   readonly platform?: NodeJS.Platform;
   /** Start a new session inside the namespace (see {@link containmentArguments}). Default false. */
   readonly newSession?: boolean;
+  /** Have bubblewrap write its info JSON (the init's `child-pid`) to this descriptor. */
+  readonly infoFd?: number;
 }
 
 /** A command ready to spawn, contained when possible. */
@@ -140,6 +144,7 @@ export async function containCommand(options: ContainCommandOptions): Promise<Co
         proc: probe.proc,
         cwd: options.cwd ?? process.cwd(),
         newSession: options.newSession === true,
+        infoFd: options.infoFd,
       }),
       resolved,
       ...options.args,

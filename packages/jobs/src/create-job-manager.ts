@@ -12,6 +12,7 @@ import {
 import { diskIsFull, freeDiskBytes, isDiskFullError, totalDiskBytes } from './disk-space.js';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { onExit } from 'signal-exit';
 import { createJobEnvironment, type JobEnvironmentOptions } from './job-environment.js';
 import { type JobError, type JobResult, jobError } from './job-error.js';
@@ -36,6 +37,7 @@ import {
   type SandboxOptions,
 } from './sandbox.js';
 import { buildShellInvocation, type JobShell, type ShellExecutables } from './shell-invocation.js';
+import { type SpawnedJob, spawnJob } from './spawn-job.js';
 
 /**
  * A job's state. `killed`: stopped on request (a kill, a timeout, an abort, the output limit);
@@ -419,7 +421,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     for (const job of jobs.values()) {
       if (job.endedAt !== undefined || !job.guard) continue;
       try {
-        sandbox.checkAfterJobSync({ id: job.id, guard: job.guard, endedAt });
+        sandbox.checkAfterJobSync({ id: job.id, guard: job.guard, startedAt: job.startedAt, endedAt });
       } catch {
         // Exiting: nothing more can be done.
       }
@@ -608,9 +610,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       if (typeof start.command !== 'string' || start.command.trim() === '') {
         return jobError('EXECUTION_ERROR', 'the command is empty');
       }
-      // execa (about 120 ms of imports) is loaded on the first start, so hosts that never run a
-      // command (`toolhost tools`, discovery-only sessions) do not pay for it.
-      const { execa } = await loadExeca();
       if (closed)
         return jobError('EXECUTION_ERROR', 'background jobs are not available: the job manager is closed');
       if (start.signal?.aborted)
@@ -693,39 +692,33 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         );
       }
       const startedAt = Date.now();
-      // execa's option types accept a descriptor number only as a literal type; any number works at run
-      // time (it is handed to child_process.spawn unchanged, so the child writes straight to the log).
-      const descriptor = fd as 3;
-      const spawn = () =>
-        execa(launch.file, [...launch.args], {
+      let spawned: SpawnedJob;
+      try {
+        spawned = spawnJob({
+          file: launch.file,
+          args: launch.args,
           cwd,
           env: environment,
-          extendEnv: false,
-          stdin: 'ignore',
-          stdout: descriptor,
-          stderr: descriptor,
-          detached: process.platform !== 'win32',
-          cleanup: false,
-          reject: false,
-          buffer: false,
-          windowsHide: true,
+          output: fd,
+          infoFd: launch.infoFd === true,
         });
-      let subprocess: ReturnType<typeof spawn>;
-      try {
-        subprocess = spawn();
       } finally {
         // The child holds its own copy of the descriptor; the host keeps none open.
         closeSync(fd);
         pendingStarts -= 1;
       }
-      const pid = subprocess.pid;
+      const pid = spawned.pid;
       if (pid === undefined) {
-        const result = await subprocess;
+        const reason = (await spawned.spawnError) ?? 'spawn failure';
         launch.release();
         rmSync(logPath, { force: true });
-        const reason = (result as { code?: string }).code ?? 'spawn failure';
         return jobError('EXECUTION_ERROR', `the shell could not be started (${reason})`);
       }
+      // The sandbox's init, whose exit means its pid namespace is empty (read with its start time, so a
+      // reused pid is never waited for).
+      const namespaceInit = spawned.namespaceInit.then((initPid) =>
+        initPid === undefined ? undefined : { pid: initPid, startTime: readProcessStartTime(initPid) },
+      );
       const selector: JobProcessSelector = { rootPid: pid, rootStartTime: readProcessStartTime(pid), marker };
       // A contained job dies with this host (bubblewrap's --die-with-parent, the pid namespace): only
       // the others need an entry for the next manager to reap (JOB-REG-1).
@@ -777,7 +770,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         start.signal?.removeEventListener('abort', onAbort);
       };
       ensureWatcher();
-      void subprocess.then(async (result) => {
+      void spawned.exited.then(async (result) => {
         job.cleanup();
         job.endedAt = Date.now();
         if (typeof result.exitCode === 'number') job.exitCode = result.exitCode;
@@ -791,7 +784,12 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         // everything left and waited for it, before bubblewrap (the main process) could exit. Only an
         // uncontained job needs the scan of the process table (JOB-TREE-3).
         await job.terminating;
-        if (!job.contained) {
+        // bubblewrap exits as soon as its init reports the command's exit, a moment before the init
+        // has killed the rest of the namespace: wait for the init to be gone (JOB-TREE-3).
+        const init = job.contained ? await firstOf(namespaceInit, 2000) : undefined;
+        const emptied =
+          init?.startTime !== undefined && (await processGone(init.pid, init.startTime, 10_000));
+        if (!emptied && !(job.contained && init && init.startTime === undefined)) {
           await terminateJobProcesses(selector, {
             graceMs: settings.killGraceMs,
             spareOnTerm: job.helperNames,
@@ -799,7 +797,12 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         }
         if (job.guard) {
           try {
-            const moved = await sandbox.checkAfterJob({ id, guard: job.guard, endedAt: job.endedAt });
+            const moved = await sandbox.checkAfterJob({
+              id,
+              guard: job.guard,
+              startedAt: job.startedAt,
+              endedAt: job.endedAt,
+            });
             job.notes.push(...moved.map(describeQuarantine));
           } catch (error) {
             job.notes.push(
@@ -1020,9 +1023,28 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   return manager;
 }
 
-let execaModule: Promise<typeof import('execa')> | undefined;
+/** The value of `promise`, or undefined when it takes longer than `timeoutMs`. */
+async function firstOf<T>(promise: Promise<T>, timeoutMs: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-function loadExeca(): Promise<typeof import('execa')> {
-  execaModule ??= import('execa');
-  return execaModule;
+/**
+ * Waits until the process `pid` with this start time is gone (or a zombie), polling `/proc` (a
+ * couple of reads, the first at once); false when it is still there after `timeoutMs`.
+ */
+async function processGone(pid: number, startTime: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let round = 0; ; round++) {
+    if (readProcessStartTime(pid) !== startTime) return true;
+    if (Date.now() > deadline) return false;
+    await delay(round < 10 ? 1 : 10);
+  }
 }

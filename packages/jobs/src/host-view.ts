@@ -270,10 +270,10 @@ export function planHostView(options: HostViewOptions): HostView {
     }
     mounts.push({ kind: 'ro-bind', source: target, path: relative });
   }
+  // Empty, read-only stand-ins: `/run` and `/var` hold the host's sockets, logs and daemons' data.
   mounts.push({ kind: 'dir', path: '/run' });
   mounts.push({ kind: 'dir', path: '/var' });
-  mounts.push({ kind: 'symlink', target: '/tmp', path: '/var/tmp' });
-  mounts.push({ kind: 'symlink', target: '/run', path: '/var/run' });
+  mounts.push({ kind: 'symlink', target: '../run', path: '/var/run' });
 
   const home = options.home;
   const showHome = home !== undefined && home !== '/' && !visibleTrees.some((tree) => isInside(tree, home));

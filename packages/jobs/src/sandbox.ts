@@ -95,6 +95,11 @@ export interface SandboxedLaunch {
   readonly containment?: string;
   /** What the sandbox bound read-only for this job: the check after it compares against this. */
   readonly guard?: JobGuard;
+  /**
+   * bubblewrap writes its info JSON (the `child-pid` of the namespace's init) to fd 3: the job manager
+   * gives the child a pipe there and waits for that init to be gone after the job.
+   */
+  readonly infoFd?: boolean;
   /** Process names of the sandbox's own helpers (spared by the polite SIGTERM round of a kill). */
   readonly helperNames: readonly string[];
   /** Facts worth showing (for example that the protected-path walk was truncated). */
@@ -110,6 +115,15 @@ export interface SandboxedLaunch {
 export interface JobGuard {
   readonly bound: ReadonlySet<string>;
   readonly unbound: ReadonlyMap<string, EntryIdentity>;
+}
+
+/** A finished `workspace_write` job, as {@link Sandbox.checkAfterJob} needs it. */
+export interface JobWindow {
+  readonly id: string;
+  readonly guard: JobGuard | undefined;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+  readonly endedAt: number;
 }
 
 /** One protected entry a job left behind, moved out of the roots. */
@@ -137,15 +151,13 @@ export interface Sandbox {
    * starts after this call) and moves every protected entry the job could have written, because it
    * was not bound read-only for it, into `<stateDir>/quarantine`, so no git run outside the sandbox
    * uses a `.git` the command made. Entries whose change time is later than `endedAt` were made after
-   * the job and are left. Returns what was moved (or could not be).
+   * the job and are left, and so are entries in which nothing (the entry or anything below it) changed
+   * since the job started: someone made them outside before the index caught up. Returns what was
+   * moved (or could not be).
    */
-  checkAfterJob(job: {
-    id: string;
-    guard: JobGuard | undefined;
-    endedAt: number;
-  }): Promise<QuarantinedEntry[]>;
+  checkAfterJob(job: JobWindow): Promise<QuarantinedEntry[]>;
   /** {@link Sandbox.checkAfterJob}, synchronously (for the host's exit hook). */
-  checkAfterJobSync(job: { id: string; guard: JobGuard | undefined; endedAt: number }): QuarantinedEntry[];
+  checkAfterJobSync(job: JobWindow): QuarantinedEntry[];
   /** Starts a refresh of the protected-path index in the background (outside changes), if one is due. */
   refreshSoon(): void;
   /** Placeholders this manager created and still owns. */
@@ -235,6 +247,38 @@ function unavailable(message: string): { ok: false; error: JobError } {
 
 /** How long a plan is used before a background refresh looks for outside changes. */
 const REFRESH_AFTER_MS = 2000;
+/** Change times come from a coarse clock: a change this long before a job started counts as during it. */
+const CHANGE_SLACK_MS = 50;
+/** Entries looked at, at most, to decide whether something below a protected entry changed. */
+const CHANGE_SCAN_LIMIT = 100_000;
+
+/**
+ * Whether `target` or anything below it (links not followed) has a change time at or after `since`.
+ * Change times cannot be set back by programs. Past {@link CHANGE_SCAN_LIMIT} entries the answer is
+ * yes (fail closed).
+ */
+function changedSince(target: string, since: number): boolean {
+  const stack = [target];
+  let seen = 0;
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(current);
+    } catch {
+      continue;
+    }
+    if (stats.ctimeMs >= since) return true;
+    if (++seen > CHANGE_SCAN_LIMIT) return true;
+    if (!stats.isDirectory()) continue;
+    try {
+      for (const name of readdirSync(current)) stack.push(path.join(current, name));
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
 
 function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
@@ -344,6 +388,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       plan.hidden.some((secret) => secret.kind === 'file') || hostView.hiddenFiles.length > 0;
     const layout: BubblewrapLayout = {
       mode: settings.mode as 'read_only' | 'workspace_write',
+      infoFd: 3,
       hostView,
       sockets: listVisibleSockets(hostView, settings.roots),
       roots: settings.roots,
@@ -369,6 +414,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       env: { TMPDIR: '/tmp' },
       sandboxed: true,
       contained: true,
+      infoFd: true,
       helperNames: ['bwrap'],
       notes: [],
       ...(guard ? { guard } : {}),
@@ -417,6 +463,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       args: invocation.args,
       cwd,
       newSession: true,
+      infoFd: 3,
       platform: settings.platform,
       ...(settings.bubblewrapPath ? { bubblewrapPath: settings.bubblewrapPath } : {}),
     });
@@ -441,6 +488,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       env: {},
       sandboxed: false,
       contained: contained.contained,
+      infoFd: contained.contained,
       ...(contained.reason ? { containment: contained.reason } : {}),
       helperNames: contained.contained ? ['bwrap'] : [],
       notes: [],
@@ -469,7 +517,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     return { path: target, reason };
   };
 
-  const quarantineLeftovers = (job: { id: string; guard: JobGuard | undefined; endedAt: number }) => {
+  const quarantineLeftovers = (job: JobWindow) => {
     const moved: QuarantinedEntry[] = [];
     if (!index || !job.guard) return moved;
     for (const [target, identity] of index.protectedEntries()) {
@@ -479,6 +527,9 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       // Made (or last changed) after the job ended: the job could not have written it.
       if (identity.ctimeMs > job.endedAt) continue;
       if (owned.has(target)) continue;
+      // Writable for the job but untouched during it (someone created it outside, before the index
+      // caught up): nothing the job did is in it.
+      if (!changedSince(target, job.startedAt - CHANGE_SLACK_MS)) continue;
       const outcome = quarantine(target, job.id);
       if (outcome.movedTo) index.forget(target);
       moved.push(outcome);
