@@ -18,7 +18,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type JobManager, type SandboxMode } from '../src/index.js';
+import type { JobManager, SandboxMode } from '../src/index.js';
 import { manager, processesMatching, tempDir, uniqueTag, waitUntil } from './helpers.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -296,14 +296,14 @@ describe('shell sandbox holes of issue 15', () => {
     const root = tempDir(t, 'jobs-root-');
     const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root]);
-    const escape = `setsid bash -c 'unset TOOLHOST_JOB_MARKER; exec sleep ${tag}' </dev/null >/dev/null 2>&1 &`;
-    const foreground = await runText(jobs, root, `${escape} sleep 0.3; echo left`);
+    const escapee = `setsid bash -c 'unset TOOLHOST_JOB_MARKER; exec sleep ${tag}' </dev/null >/dev/null 2>&1 &`;
+    const foreground = await runText(jobs, root, `${escapee} sleep 0.3; echo left`);
     assert.equal(foreground.snapshot.contained, true);
     assert.match(foreground.text, /left/);
     assert.deepEqual(processesMatching(`sleep ${tag}`), [], 'the escapee ended with its job');
     const started = await jobs.start({
       shell: 'bash',
-      command: `${escape} sleep ${tag}.9`,
+      command: `${escapee} sleep ${tag}.9`,
       cwd: root,
       background: true,
     });
