@@ -132,7 +132,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         args = [...contained.args];
         containment = contained.contained ? 'contained' : (contained.reason ?? 'not contained');
       } else {
-        containment = options.contain === false ? 'not contained (turned off)' : `no pid namespaces on ${process.platform}`;
+        containment =
+          options.contain === false
+            ? 'not contained (turned off)'
+            : `no pid namespaces on ${process.platform}`;
       }
       return new Promise<void>((resolve, reject) => {
         if (options.stderrLog) {

@@ -21,7 +21,9 @@ function processesMatching(needle: string): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
       if (state === 'Z' || state === 'X') continue;
-      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'latin1').replace(/\0$/, '').replace(/\0/g, ' ');
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'latin1')
+        .replace(/\0$/, '')
+        .replace(/\0/g, ' ');
       if (commandLine === needle) pids.push(Number(entry));
     } catch {
       // gone meanwhile

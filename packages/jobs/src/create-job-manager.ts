@@ -633,7 +633,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       let launchResult: Awaited<ReturnType<Sandbox['wrap']>>;
       const invocation = buildShellInvocation(start.shell, start.command, options.shells);
       try {
-        launchResult = await sandbox.wrap(invocation, cwd);
+        launchResult = await sandbox.wrap(invocation, cwd, hostEnvironment.PATH);
       } catch (error) {
         pendingStarts -= 1;
         return jobError(

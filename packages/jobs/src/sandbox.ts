@@ -23,7 +23,7 @@ import {
   findBubblewrap,
   probeBubblewrap,
 } from './bubblewrap.js';
-import { containCommand } from './containment.js';
+import { containCommand, resolveExecutable } from './containment.js';
 import { type HostView, listVisibleSockets, planHostView } from './host-view.js';
 import { closingDescriptors, listInheritedDescriptors } from './inherited-descriptors.js';
 import type { JobError } from './job-error.js';
@@ -145,6 +145,8 @@ export interface Sandbox {
   wrap(
     invocation: ShellInvocation,
     cwd: string,
+    /** The PATH the shell is looked up on (the job's). Default `process.env.PATH`. */
+    searchPath?: string,
   ): Promise<{ ok: true; value: SandboxedLaunch } | { ok: false; error: JobError }>;
   /**
    * The check after a `workspace_write` job (SB-13): refreshes the protected-path index (a refresh that
@@ -456,12 +458,32 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     return { ok: true as const, value: launch };
   };
 
-  const fullAccess = async (invocation: ShellInvocation, cwd: string): Promise<SandboxedLaunch> => {
+  const fullAccess = async (
+    invocation: ShellInvocation,
+    cwd: string,
+    searchPath: string | undefined,
+  ): Promise<SandboxedLaunch> => {
+    const plain: SandboxedLaunch = {
+      file: invocation.file,
+      args: invocation.args,
+      env: {},
+      sandboxed: false,
+      contained: false,
+      containment: 'the shell was not found on PATH',
+      helperNames: [],
+      notes: [],
+      release: () => {},
+    };
+    // A shell that is not there is spawned as it is, so the start fails with ENOENT as it always did
+    // (a wrapper would start and report exit code 127 instead).
+    if (settings.platform !== 'win32' && !resolveExecutable(invocation.file, searchPath ?? '', cwd))
+      return plain;
     const descriptors = listInheritedDescriptors();
     const contained = await containCommand({
       command: invocation.file,
       args: invocation.args,
       cwd,
+      searchPath,
       newSession: true,
       infoFd: 3,
       platform: settings.platform,
@@ -542,9 +564,10 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     network: settings.network,
     roots: settings.roots,
     platform: settings.platform,
-    async wrap(invocation, cwd) {
-      if (settings.mode === 'danger_full_access')
-        return { ok: true, value: await fullAccess(invocation, cwd) };
+    async wrap(invocation, cwd, searchPath = process.env.PATH) {
+      if (settings.mode === 'danger_full_access') {
+        return { ok: true, value: await fullAccess(invocation, cwd, searchPath) };
+      }
       if (settings.platform === 'linux') return linux(invocation, cwd);
       if (settings.platform === 'darwin') return darwin(invocation);
       return unavailable(`no OS sandbox is available on ${settings.platform}`);

@@ -65,7 +65,10 @@ describe('createJobManager on a small disk', () => {
     const mount = disk.dir;
     const root = tempDir(t, 'jobs-root-');
     const marker = path.join(root, 'ran');
-    const jobs = createJobManager({ stateDir: path.join(mount, 'state'), sandbox: { mode: 'read_only', roots: [root] } });
+    const jobs = createJobManager({
+      stateDir: path.join(mount, 'state'),
+      sandbox: { mode: 'read_only', roots: [root] },
+    });
     t.after(() => jobs.close());
     t.after(disk.release);
     const filler = fill(mount);
@@ -119,7 +122,10 @@ describe('createJobManager on a small disk', () => {
   it('stops running jobs whose logs exceed their share of the disk budget and keeps what they wrote (job logs fill the disk, JOB-DISK-2)', async (t) => {
     const root = tempDir(t, 'jobs-root-');
     const budget = 1024 * 1024;
-    const jobs = createJobManager({ maxTotalLogBytes: budget, sandbox: { mode: 'read_only', roots: [root] } });
+    const jobs = createJobManager({
+      maxTotalLogBytes: budget,
+      sandbox: { mode: 'read_only', roots: [root] },
+    });
     t.after(() => jobs.close());
     const writer = 'while :; do head -c 65536 /dev/zero | tr "\\0" y; sleep 0.02; done';
     const ids: string[] = [];
@@ -141,7 +147,10 @@ describe('createJobManager on a small disk', () => {
       assert.ok(range.ok);
       assert.equal(range.value.bytes.toString(), 'y'.repeat(16));
       assert.ok(snapshot.outputBytes > budget / 4, `${snapshot.outputBytes} bytes kept`);
-      assert.ok(snapshot.outputBytes < 16 * budget, `${snapshot.outputBytes} bytes: stopped close to the budget`);
+      assert.ok(
+        snapshot.outputBytes < 16 * budget,
+        `${snapshot.outputBytes} bytes: stopped close to the budget`,
+      );
     }
     const note = jobs.drainCompletionNotes() ?? '';
     assert.match(note, /disk budget/);
@@ -152,7 +161,10 @@ describe('createJobManager on a small disk', () => {
     if (!disk) return t.skip('cannot mount a tmpfs here');
     const mount = disk.dir;
     const root = tempDir(t, 'jobs-root-');
-    const jobs = createJobManager({ stateDir: path.join(mount, 'state'), sandbox: { mode: 'read_only', roots: [root] } });
+    const jobs = createJobManager({
+      stateDir: path.join(mount, 'state'),
+      sandbox: { mode: 'read_only', roots: [root] },
+    });
     t.after(() => jobs.close());
     t.after(disk.release);
     // Leave about 1 MiB: the floor on a 16 MiB file system is 1% of it (about 160 KiB).
