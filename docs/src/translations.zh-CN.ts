@@ -336,4 +336,24 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '每行发送一个 JSON 对象：{"id","name","arguments"} 或 {"batch":[calls...]}',
     },
   },
+  SANDBOX_PLAN_INCOMPLETE: {
+    summary: {
+      en: 'The sandbox could not finish listing the protected and secret paths of the roots, so the command was not run.',
+      zh: '沙箱未能列完根目录中的受保护路径和机密路径，因此没有运行该命令。',
+    },
+    recovery: {
+      en: 'ask the user to raise the sandbox entry limit or to make large directories that commands do not need secret paths (hidden and not searched); or work in a smaller root',
+      zh: '请用户提高沙箱的条目上限，或把命令用不到的大目录设为机密路径（隐藏且不再遍历）；或改在更小的根目录中工作',
+    },
+  },
+  DISK_FULL: {
+    summary: {
+      en: 'A file system the call needs is full (no space or no quota left).',
+      zh: '本次调用需要的文件系统已满（没有剩余空间或配额）。',
+    },
+    recovery: {
+      en: 'free space on that file system (delete build outputs, caches or old job logs) or ask the user to, then run the call again',
+      zh: '释放该文件系统上的空间（删除构建产物、缓存或旧的作业日志），或请用户释放，然后重新调用',
+    },
+  },
 };
