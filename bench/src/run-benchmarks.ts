@@ -11,6 +11,7 @@ import { grepBenchmark } from './benchmarks/grep.js';
 import { jobFloodBenchmark } from './benchmarks/job-flood.js';
 import { readWindowBenchmark } from './benchmarks/read-window.js';
 import { serveBenchmark } from './benchmarks/serve.js';
+import { shellBenchmark } from './benchmarks/shell.js';
 import { describeMachine, loadAverage, type MachineInfo } from './machine.js';
 import { REPO_ROOT } from './workspace.js';
 
@@ -25,6 +26,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   serveBenchmark,
   coldStartBenchmark,
   editBenchmark,
+  shellBenchmark,
 ];
 
 /** Options of {@link runBenchmarks}. */
