@@ -360,6 +360,8 @@ export class ProtectedPathIndex {
     this.#built = true;
     this.#complete = false;
     const budget: Budget = { left: this.#maxEntries, used: 0, exhausted: false };
+    // Without a pattern there is nothing to look for (literal and absolute paths need no walk).
+    const walk = this.#protected.matchers.length > 0 || this.#secret.matchers.length > 0;
     for (const tree of this.#trees) {
       // Absolute protected paths that exist are bound whatever the walk finds.
       if (tree.writable) {
@@ -370,7 +372,7 @@ export class ProtectedPathIndex {
             this.#readOnly.set(absolute, identityOf(stats));
         }
       }
-      yield* this.#walk(tree, tree.root, budget);
+      if (walk) yield* this.#walk(tree, tree.root, budget);
       if (budget.exhausted) break;
     }
     this.#complete = !budget.exhausted;
