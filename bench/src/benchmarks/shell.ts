@@ -77,7 +77,8 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
   ) => {
     hosts[name] = await createHost({
       root,
-      config: false,
+      // A user's allow rule, as a configured session has it: the call runs without asking.
+      config: { permissions: { allow: ['bash'] } },
       stateDir: join(context.tempDir, `state-${name}`),
       sandbox,
     });

@@ -263,6 +263,8 @@ export function planHostView(options: HostViewOptions): HostView {
     }
     const relative = hostRoot === '/' ? target : `/${path.relative(hostRoot, target)}`;
     if (visibleTrees.some((tree) => isInside(tree, relative))) continue;
+    // `/etc/mtab -> /proc/self/mounts` and the like: the sandbox has its own /proc and /dev.
+    if (['/proc', '/dev', '/sys'].some((tree) => isInside(tree, relative))) continue;
     try {
       if (!statSync(target).isFile()) continue;
     } catch {

@@ -3,14 +3,25 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** `O_CLOEXEC` as `/proc/<pid>/fdinfo` prints it (octal flags). */
 const O_CLOEXEC = 0o2000000;
 
+let inherited: readonly number[] | undefined;
+
 /**
  * The descriptors above stdio that this process holds without close-on-exec, so that every program it
  * starts inherits them (requirement JOB-FD-1): typically ones the host itself inherited from the
  * program that started it (`node host.js 300>file`), which Node never marks close-on-exec. Node opens
  * its own descriptors with `O_CLOEXEC`, so in an ordinary host this list is empty. Linux only (it
  * reads `/proc/self/fdinfo`); elsewhere it returns `[]`.
+ *
+ * Read once per process and remembered (about a millisecond for a few dozen descriptors): a Node
+ * process creates no descriptor without close-on-exec after it started (only a native addon could),
+ * and closing one in a child that no longer exists in the host is harmless. `fresh` reads again.
  */
-export function listInheritedDescriptors(): number[] {
+export function listInheritedDescriptors(fresh = false): readonly number[] {
+  if (!inherited || fresh) inherited = Object.freeze(readInheritedDescriptors());
+  return inherited;
+}
+
+function readInheritedDescriptors(): number[] {
   if (process.platform !== 'linux') return [];
   let names: string[];
   try {
@@ -18,7 +29,7 @@ export function listInheritedDescriptors(): number[] {
   } catch {
     return [];
   }
-  const inherited: number[] = [];
+  const found: number[] = [];
   for (const name of names) {
     const fd = Number(name);
     if (!Number.isInteger(fd) || fd <= 2) continue;
@@ -30,9 +41,18 @@ export function listInheritedDescriptors(): number[] {
       continue;
     }
     const flags = /^flags:\s+([0-7]+)/m.exec(info);
-    if (flags && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) inherited.push(fd);
+    if (flags && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) found.push(fd);
   }
-  return inherited.sort((a, b) => a - b);
+  return found.sort((a, b) => a - b);
+}
+
+/**
+ * The text of a `BASH_ENV` file that closes the descriptors: bash reads it before it runs its `-c`
+ * command (also with `--norc`), so a bash job drops them without an extra process; it unsets
+ * `BASH_ENV` so shells the command starts do not read it again.
+ */
+export function closingScript(descriptors: readonly number[]): string {
+  return `exec ${descriptors.map((fd) => `${fd}>&-`).join(' ')}\nunset BASH_ENV\n`;
 }
 
 /**

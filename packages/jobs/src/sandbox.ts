@@ -25,7 +25,7 @@ import {
 } from './bubblewrap.js';
 import { containCommand, resolveExecutable } from './containment.js';
 import { type HostView, listVisibleSockets, planHostView } from './host-view.js';
-import { closingDescriptors, listInheritedDescriptors } from './inherited-descriptors.js';
+import { closingDescriptors, closingScript, listInheritedDescriptors } from './inherited-descriptors.js';
 import type { JobError } from './job-error.js';
 import type { PlaceholderRecord } from './job-registry.js';
 import { type EntryIdentity, ProtectedPathIndex } from './protected-path-index.js';
@@ -409,11 +409,11 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
           ),
         }
       : undefined;
-    const command = closingDescriptors(listInheritedDescriptors(), invocation.file, invocation.args);
+    const command = withoutInheritedDescriptors(invocation, invocation.file, invocation.args);
     const launch: SandboxedLaunch = {
       file: executable,
       args: [...buildBubblewrapArguments(layout), command.file, ...command.args],
-      env: { TMPDIR: '/tmp' },
+      env: { TMPDIR: '/tmp', ...command.env },
       sandboxed: true,
       contained: true,
       infoFd: true,
@@ -478,7 +478,6 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     // (a wrapper would start and report exit code 127 instead).
     if (settings.platform !== 'win32' && !resolveExecutable(invocation.file, searchPath ?? '', cwd))
       return plain;
-    const descriptors = listInheritedDescriptors();
     const contained = await containCommand({
       command: invocation.file,
       args: invocation.args,
@@ -493,21 +492,22 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     const command = contained.contained
       ? (() => {
           const separator = contained.args.indexOf('--');
-          const inner = closingDescriptors(
-            descriptors,
+          const inner = withoutInheritedDescriptors(
+            invocation,
             contained.args[separator + 1]!,
             contained.args.slice(separator + 2),
           );
           return {
             file: contained.file,
             args: [...contained.args.slice(0, separator + 1), inner.file, ...inner.args],
+            env: inner.env,
           };
         })()
-      : closingDescriptors(descriptors, invocation.file, invocation.args);
+      : withoutInheritedDescriptors(invocation, invocation.file, invocation.args);
     return {
       file: command.file,
       args: command.args,
-      env: {},
+      env: command.env,
       sandboxed: false,
       contained: contained.contained,
       infoFd: contained.contained,
@@ -516,6 +516,34 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       notes: [],
       release: () => {},
     };
+  };
+
+  let closingScriptPath: string | undefined;
+  let closingScriptText = '';
+  /**
+   * The command with the host's inherited descriptors closed before it runs (JOB-FD-1): a bash job
+   * reads a `BASH_ENV` file in the state directory that closes them (no extra process), anything
+   * else is started through `bash -c 'exec N>&-; exec "$@"'`. Nothing when nothing leaks.
+   */
+  const withoutInheritedDescriptors = (
+    invocation: ShellInvocation,
+    file: string,
+    args: readonly string[],
+  ): { file: string; args: readonly string[]; env: Record<string, string> } => {
+    const descriptors = listInheritedDescriptors();
+    if (descriptors.length === 0) return { file, args, env: {} };
+    if (invocation.shell === 'bash' && file === invocation.file) {
+      const text = closingScript(descriptors);
+      if (!closingScriptPath || text !== closingScriptText) {
+        closingScriptPath = path.join(stateDir, 'close-descriptors.sh');
+        const temporary = `${closingScriptPath}.${process.pid}.tmp`;
+        writeFileSync(temporary, text, { mode: 0o600 });
+        renameSync(temporary, closingScriptPath);
+        closingScriptText = text;
+      }
+      return { file, args, env: { BASH_ENV: closingScriptPath } };
+    }
+    return { ...closingDescriptors(descriptors, file, args), env: {} };
   };
 
   const quarantine = (target: string, jobId: string): QuarantinedEntry => {
