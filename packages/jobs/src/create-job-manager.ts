@@ -281,6 +281,8 @@ interface JobRecord {
   readonly contained: boolean;
   readonly containment: string | undefined;
   readonly guard: JobGuard | undefined;
+  /** Where bubblewrap writes its info (the namespace's init), removed once read. */
+  readonly infoFile: string | undefined;
   /** Whether the registry holds an entry for it (uncontained jobs only). */
   readonly registered: boolean;
   diskFull?: boolean;
@@ -417,7 +419,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   // the roots, and drop a private state directory.
   const killAllNow = () => {
     const endedAt = Date.now();
-    for (const job of jobs.values()) if (job.endedAt === undefined) killJobProcessesNow(job.selector);
+    for (const job of jobs.values()) {
+      if (job.endedAt !== undefined) continue;
+      killJobProcessesNow(job.selector);
+      if (job.infoFile) rmSync(job.infoFile, { force: true });
+    }
     for (const job of jobs.values()) {
       if (job.endedAt !== undefined || !job.guard) continue;
       try {
@@ -692,6 +698,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         );
       }
       const startedAt = Date.now();
+      const infoFile = launch.infoFd ? `${logPath}.info` : undefined;
       let spawned: SpawnedJob;
       try {
         spawned = spawnJob({
@@ -700,7 +707,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
           cwd,
           env: environment,
           output: fd,
-          infoFd: launch.infoFd === true,
+          infoFile,
         });
       } finally {
         // The child holds its own copy of the descriptor; the host keeps none open.
@@ -714,11 +721,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         rmSync(logPath, { force: true });
         return jobError('EXECUTION_ERROR', `the shell could not be started (${reason})`);
       }
-      // The sandbox's init, whose exit means its pid namespace is empty (read with its start time, so a
-      // reused pid is never waited for).
-      const namespaceInit = spawned.namespaceInit.then((initPid) =>
-        initPid === undefined ? undefined : { pid: initPid, startTime: readProcessStartTime(initPid) },
-      );
       const selector: JobProcessSelector = { rootPid: pid, rootStartTime: readProcessStartTime(pid), marker };
       // A contained job dies with this host (bubblewrap's --die-with-parent, the pid namespace): only
       // the others need an entry for the next manager to reap (JOB-REG-1).
@@ -748,6 +750,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         contained: launch.contained,
         containment: launch.containment,
         guard: launch.guard,
+        infoFile,
         registered,
         watchedBytes: 0,
         state: 'running',
@@ -779,6 +782,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
           job.state = result.exitCode === 0 ? 'done' : 'failed';
           job.endReason = result.signal ? 'signal' : 'exit';
         }
+        // Looked at once the command has failed, before anything here frees or takes space.
+        if (job.state === 'failed' && diskIsFull(logsDir)) job.diskFull = true;
         // Whatever the main process left behind (a daemon, a `setsid` child) ends with the job. In a
         // pid namespace the kernel has done it already: when the sandbox's init exited it killed
         // everything left and waited for it, before bubblewrap (the main process) could exit. Only an
@@ -786,10 +791,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         await job.terminating;
         // bubblewrap exits as soon as its init reports the command's exit, a moment before the init
         // has killed the rest of the namespace: wait for the init to be gone (JOB-TREE-3).
-        const init = job.contained ? await firstOf(namespaceInit, 2000) : undefined;
+        const initPid = job.contained ? spawned.namespaceInit() : undefined;
+        // Gone already (no start time to read) means the namespace is empty; a pid reused since would
+        // only make this wait for a stranger, up to the deadline, and then scan.
+        const initStart = initPid === undefined ? undefined : readProcessStartTime(initPid);
         const emptied =
-          init?.startTime !== undefined && (await processGone(init.pid, init.startTime, 10_000));
-        if (!emptied && !(job.contained && init && init.startTime === undefined)) {
+          initPid !== undefined &&
+          (initStart === undefined || (await processGone(initPid, initStart, 10_000)));
+        if (!emptied) {
           await terminateJobProcesses(selector, {
             graceMs: settings.killGraceMs,
             spareOnTerm: job.helperNames,
@@ -813,7 +822,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
           sandbox.refreshSoon();
         }
         job.finalBytes = logSize(logPath);
-        if (job.state === 'failed' && diskIsFull(logsDir)) job.diskFull = true;
         job.release();
         if (job.registered) registry.removeJob(id);
         if (job.background && !job.reported && !closed) completions.push(job);
@@ -1021,19 +1029,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     },
   };
   return manager;
-}
-
-/** The value of `promise`, or undefined when it takes longer than `timeoutMs`. */
-async function firstOf<T>(promise: Promise<T>, timeoutMs: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -22,17 +22,20 @@ export function totalDiskBytes(target: string): number | undefined {
   }
 }
 
+/** Less free space than this counts as full: a log could not take a line of output. */
+const FULL_BELOW_BYTES = 64 * 1024;
+
 /**
- * Whether the file system holding `target` is full: no block this process may use, or no free inode
- * (requirement JOB-DISK-1). A quota (`EDQUOT`) does not show here; it shows as the error of a write,
- * see {@link isDiskFullError}.
+ * Whether the file system holding `target` is full: less than 64 KiB this process may use, or no free
+ * inode (requirement JOB-DISK-1). A quota (`EDQUOT`) does not show here; it shows as the error of a
+ * write, see {@link isDiskFullError}.
  */
 export function diskIsFull(target: string): boolean {
   try {
     const stats = statfsSync(target);
     const blocks = process.getuid?.() === 0 ? stats.bfree : stats.bavail;
     // File systems without inode accounting (btrfs) report 0 files and 0 free inodes.
-    return blocks === 0 || (stats.files > 0 && stats.ffree === 0);
+    return blocks * stats.bsize < FULL_BELOW_BYTES || (stats.files > 0 && stats.ffree === 0);
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
 
 /** How a job's main process ended (one of the two is set). */
 export interface JobExit {
@@ -14,9 +14,10 @@ export interface SpawnedJob {
   readonly exited: Promise<JobExit>;
   /**
    * The host pid of the sandbox's init (bubblewrap's `child-pid`, written to its `--info-fd 3`), or
-   * undefined when there is none or it never came.
+   * undefined when there is none or it was not written. Read from the info file once the main process
+   * has exited (bubblewrap writes it right after creating the namespace), which then is removed.
    */
-  readonly namespaceInit: Promise<number | undefined>;
+  readonly namespaceInit: () => number | undefined;
   /** The `errno` code of a spawn that failed (then `pid` is undefined). */
   readonly spawnError: Promise<string | undefined>;
 }
@@ -29,8 +30,11 @@ export interface SpawnJobOptions {
   readonly env: Readonly<Record<string, string>>;
   /** The log descriptor: the child's stdout and stderr (the caller closes its copy). */
   readonly output: number;
-  /** Give the child a pipe as fd 3 and read bubblewrap's `--info-fd` JSON from it. */
-  readonly infoFd: boolean;
+  /**
+   * A file to create (it must not exist) and give the child as fd 3, where bubblewrap writes its
+   * `--info-fd` JSON. A file rather than a pipe: a pipe costs a stream per job in the host.
+   */
+  readonly infoFile?: string | undefined;
 }
 
 /**
@@ -41,13 +45,34 @@ export interface SpawnJobOptions {
  * every shell command.
  */
 export function spawnJob(options: SpawnJobOptions): SpawnedJob {
-  const child = spawn(options.file, [...options.args], {
-    cwd: options.cwd,
-    env: { ...options.env },
-    stdio: ['ignore', options.output, options.output, ...(options.infoFd ? (['pipe'] as const) : [])],
-    detached: process.platform !== 'win32',
-    windowsHide: true,
-  });
+  let infoFd: number | undefined;
+  let infoLost = false;
+  if (options.infoFile) {
+    try {
+      infoFd = openSync(
+        options.infoFile,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+    } catch {
+      // Bubblewrap still needs a descriptor 3 to write to: the info is lost, so the caller falls back
+      // to scanning for the job's processes.
+      infoFd = openSync('/dev/null', 'w');
+      infoLost = true;
+    }
+  }
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(options.file, [...options.args], {
+      cwd: options.cwd,
+      env: { ...options.env },
+      stdio: ['ignore', options.output, options.output, ...(infoFd === undefined ? [] : [infoFd])],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+  } finally {
+    if (infoFd !== undefined) closeSync(infoFd);
+  }
   let resolveError!: (code: string | undefined) => void;
   const spawnError = new Promise<string | undefined>((resolve) => {
     resolveError = resolve;
@@ -65,18 +90,16 @@ export function spawnJob(options: SpawnJobOptions): SpawnedJob {
     });
   });
   if (child.pid !== undefined) child.once('spawn', () => resolveError(undefined));
-  const info = options.infoFd ? (child.stdio[3] as Readable | null) : null;
-  const namespaceInit = new Promise<number | undefined>((resolve) => {
-    if (!info) return resolve(undefined);
-    let text = '';
-    info.setEncoding('utf8');
-    info.on('data', (chunk: string) => {
-      if (text.length < 4096) text += chunk;
-      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    info.on('error', () => resolve(undefined));
-    info.on('close', () => resolve(undefined));
-  });
+  const namespaceInit = () => {
+    if (!options.infoFile || infoFd === undefined || infoLost) return undefined;
+    try {
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(readFileSync(options.infoFile, 'utf8'));
+      return match ? Number(match[1]) : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      rmSync(options.infoFile, { force: true });
+    }
+  };
   return { pid: child.pid, exited, namespaceInit, spawnError };
 }
