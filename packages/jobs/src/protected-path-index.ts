@@ -384,10 +384,11 @@ export class ProtectedPathIndex {
     const budget: Budget = { left: this.#maxEntries, used: 0, exhausted: false };
     const changed: string[] = [];
     let steps = 0;
-    for (const [directory, record] of [...this.#directories]) {
-      if (this.#directories.get(directory) !== record) continue;
-      const now = Date.now();
-      const stats = lstatOrUndefined(directory);
+    let now = Date.now();
+    // Deleting entries while iterating a Map is safe: dropped ones are not visited.
+    for (const [directory, record] of this.#directories) {
+      if ((steps & 255) === 0) now = Date.now();
+      const stats = lstatSync(directory, { throwIfNoEntry: false });
       if (!stats?.isDirectory() || stats.ino !== record.ino || stats.dev !== record.dev) {
         // Gone or replaced: its parent changed too and is read again below (a root stays known).
         this.#dropDirectory(directory);
