@@ -442,4 +442,14 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '先用 read_file 读取该 notebook，查看它的 cell、编号和 id，然后重试',
     },
   },
+  SANDBOX_PLAN_INCOMPLETE: {
+    summary: {
+      en: 'The sandbox could not finish listing the protected and secret paths of the roots, so the command was not run.',
+      zh: '沙箱未能列完根目录中的受保护路径和机密路径，因此没有运行该命令。',
+    },
+    recovery: {
+      en: 'ask the user to raise the sandbox entry limit or to make large directories that commands do not need secret paths (hidden and not searched); or work in a smaller root',
+      zh: '请用户提高沙箱的条目上限，或把命令用不到的大目录设为机密路径（隐藏且不再遍历）；或改在更小的根目录中工作',
+    },
+  },
 };

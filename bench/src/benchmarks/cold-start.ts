@@ -26,12 +26,6 @@ const IMPORTS = [
       .map((module) => `await import('@modelcontextprotocol/sdk/${module}');`)
       .join(' '),
   },
-  {
-    name: 'import-execa',
-    label: 'node importing execa (as @toolhost/jobs does)',
-    cwd: 'packages/jobs',
-    code: "await import('execa')",
-  },
 ] as const;
 
 async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
@@ -73,7 +67,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     measured:
       '`node apps/cli/dist/bin.js tools` in an empty project directory: start Node, load the CLI, create a Host (registry, path policy, surface), print the lean surface and exit; wall time from spawn to exit.',
     baseline:
-      '`node -e 0` spawned the same way in the same rounds (Node’s own start-up). For reference: `toolhost --help` (the CLI loaded without a Host), and bare `node` processes that only import @toolhost/boot, the MCP SDK client modules, or execa, to show where the start-up goes.',
+      '`node -e 0` spawned the same way in the same rounds (Node’s own start-up). For reference: `toolhost --help` (the CLI loaded without a Host), and bare `node` processes that only import @toolhost/boot, or the MCP SDK client modules, to show where the start-up goes.',
     setup: `${rounds} runs of each (+1 warm-up), interleaved (start rotated)`,
     figures: [
       figure('node -e 0 (baseline)', 'ms', bare, { baseline: true }),
@@ -90,12 +84,12 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         target: `cold start within ${TARGET_RATIO}× of bare node`,
         measured: describeStats(ratio, '×'),
         met,
-        limitedBy: `loading modules, not running them: medians of this run are ${ms('bare')} for bare Node, ${ms('help')} for the CLI without a Host, ${ms('import-boot')} for Node that only imports @toolhost/boot, and ${ms('tools')} for \`toolhost tools\`. For scale, a bare Node that imports the MCP SDK client modules takes ${ms('import-sdk')} and one that imports execa ${ms('import-execa')}; \`tools\` needs neither (it starts no server and runs no command), so neither may load before a command needs it.`,
+        limitedBy: `loading modules, not running them: medians of this run are ${ms('bare')} for bare Node, ${ms('help')} for the CLI without a Host, ${ms('import-boot')} for Node that only imports @toolhost/boot, and ${ms('tools')} for \`toolhost tools\`. For scale, a bare Node that imports the MCP SDK client modules takes ${ms('import-sdk')}; \`tools\` does not need them (it starts no server), so they may not load before a server is used.`,
         ...(met
           ? {}
           : {
               nextStep:
-                'find what `toolhost tools` loads that it does not use (`node --cpu-prof apps/cli/dist/bin.js tools`, or a module.register load hook that logs URLs) and import it on first use; the MCP SDK (packages/capability-proxy) and execa (packages/jobs) are the largest candidates.',
+                'find what `toolhost tools` loads that it does not use (`node --cpu-prof apps/cli/dist/bin.js tools`, or a module.register load hook that logs URLs) and import it on first use; the MCP SDK (packages/capability-proxy) is the largest candidate.',
             }),
       },
     ],

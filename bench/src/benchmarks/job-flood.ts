@@ -174,7 +174,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
             ? {}
             : {
                 nextStep:
-                  'the Host’s own footprint is the whole figure (see benchmark 4): load the MCP SDK and execa lazily in packages/capability-proxy and packages/jobs.',
+                  'the Host’s own footprint is the whole figure (see benchmark 4): load the MCP SDK lazily in packages/capability-proxy.',
               }),
         },
         {

@@ -146,7 +146,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           ? {}
           : {
               nextStep:
-                'shrink what importing @toolhost/boot loads before any tool runs (the import row): import on first use whatever a Host that only reads files does not need (the MCP SDK, execa, the dialect compilers), and check with a module.register load hook that logs URLs.',
+                'shrink what importing @toolhost/boot loads before any tool runs (the import row): import on first use whatever a Host that only reads files does not need (the MCP SDK, the dialect compilers), and check with a module.register load hook that logs URLs.',
             }),
       },
     ],

@@ -89,7 +89,15 @@ function facts(snapshot: JobSnapshot, workdir: string, truncated: boolean) {
     logPath: snapshot.logPath,
     workdir,
     sandbox: snapshot.sandbox,
+    // Whether a pid namespace held the command (nothing it started can outlive it), and why not.
+    contained: snapshot.contained,
+    ...(snapshot.containment ? { containment: snapshot.containment } : {}),
   };
+}
+
+/** The job's notes (a protected path moved to the quarantine, a disk budget reached) as text lines. */
+function notesText(snapshot: JobSnapshot): string {
+  return snapshot.notes.map((note) => `[sandbox note: ${note}]`).join('\n');
 }
 
 /**
@@ -100,8 +108,10 @@ function facts(snapshot: JobSnapshot, workdir: string, truncated: boolean) {
  * Results: success with the output (`(no output)` when empty); `COMMAND_FAILED` with all the output
  * and the exit code in details; `TIMEOUT` with the output so far ("timed out (> 2m0s)"), the tree
  * killed; `ABORTED` when the call was cancelled; `EXECUTION_ERROR` when the output limit stopped it
- * or the shell could not start; `SANDBOX_UNAVAILABLE`, `JOB_LIMIT_REACHED` and the path policy's codes
- * before anything runs.
+ * or the shell could not start; `DISK_FULL` when the log's file system was full (before the start, or
+ * while the command failed); `SANDBOX_UNAVAILABLE`, `SANDBOX_PLAN_INCOMPLETE`, `JOB_LIMIT_REACHED` and
+ * the path policy's codes before anything runs. Notes of the job (a protected path the command created
+ * and the sandbox moved to its quarantine) follow the output.
  */
 export async function runShellCall(
   options: ShellToolsOptions,
@@ -166,9 +176,21 @@ export async function runShellCall(
   const budget = options.outputBytes ?? SHELL_DEFAULT_OUTPUT_BYTES;
   const output = boundedOutput(jobs, id, budget);
   const details = facts(snapshot, workdir.displayPath, output.truncated);
-  const body = output.text.trim() === '' ? '(no output)' : output.text.replace(/\n+$/, '');
+  const text = output.text.trim() === '' ? '(no output)' : output.text.replace(/\n+$/, '');
+  const notes = notesText(snapshot);
+  const body = notes ? `${text}\n${notes}` : text;
   const withOutput = (error: ToolhostError) =>
     errorResult(error, { content: [{ type: 'text', text: body }], details });
+  if (snapshot.diskFull) {
+    return withOutput(
+      new ToolhostError({
+        code: 'DISK_FULL',
+        message:
+          'the command failed while the file system holding its output log was full, so its output is missing or cut short',
+        details: { exitCode: snapshot.exitCode ?? null, jobId: id },
+      }),
+    );
+  }
   switch (snapshot.state) {
     case 'done':
       return textResult(body, details);

@@ -22,6 +22,12 @@ export interface StdioTransportOptions {
   readonly closeGraceMs: number;
   /** Bytes of stderr written to the log per process before it is cut. */
   readonly maxLogBytes: number;
+  /**
+   * Run the server in a pid namespace of its own (bubblewrap, `@toolhost/jobs` `containCommand`), so
+   * nothing it starts, `setsid` grandchildren included, outlives it or the host. Default true; when
+   * no containment works here the server runs as before and {@link StdioTransport.containment} says why.
+   */
+  readonly contain?: boolean;
 }
 
 /** A stdio MCP transport whose child runs in its own process group. */
@@ -32,6 +38,11 @@ export interface StdioTransport extends Transport {
   readonly exitDescription: string | undefined;
   /** Why the transport gave up on the server (garbage, oversized message), if it did. */
   readonly failure: string | undefined;
+  /**
+   * Once started: `contained` when the server runs in its own pid namespace, otherwise the reason it
+   * does not (value-free, for the audit); undefined before the start.
+   */
+  readonly containment: string | undefined;
 }
 
 // Process groups of live servers, killed synchronously if the host process exits without closing.
@@ -67,10 +78,14 @@ function trackGroup(pid: number): void {
  *   instead of being reported line by line for ever;
  * - one message larger than a limit ends the connection instead of growing a buffer; lines are
  *   assembled from a chunk list, so a 5 MB message costs one copy rather than one per chunk.
- * The environment is exactly `env` (the SDK would add its defaults on top).
+ * The environment is exactly `env` (the SDK would add its defaults on top). On Linux the server
+ * also runs in a pid namespace of its own when bubblewrap works (see `contain`): a grandchild that
+ * left the process group with `setsid` dies with the server, and every process of it dies with the
+ * host, even one killed with SIGKILL.
  */
 export function createStdioTransport(options: StdioTransportOptions): StdioTransport {
   let child: ChildProcess | undefined;
+  let starting = false;
   let log: WriteStream | undefined;
   let logBytes = 0;
   let exitDescription: string | undefined;
@@ -81,6 +96,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let garbageLines = 0;
+  let containment: string | undefined;
 
   const transport: StdioTransport = {
     onclose: undefined,
@@ -95,8 +111,32 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     get failure() {
       return failure;
     },
-    start() {
-      if (child) throw new Error('the stdio transport is already started');
+    get containment() {
+      return containment;
+    },
+    async start() {
+      if (child || starting) throw new Error('the stdio transport is already started');
+      starting = true;
+      let file = options.command;
+      let args = [...options.args];
+      if (options.contain !== false && process.platform === 'linux') {
+        // Loaded on first use: a host that starts no stdio server never pays for it.
+        const { containCommand } = await import('@toolhost/jobs');
+        const contained = await containCommand({
+          command: options.command,
+          args: options.args,
+          cwd: options.cwd,
+          searchPath: options.env.PATH,
+        });
+        file = contained.file;
+        args = [...contained.args];
+        containment = contained.contained ? 'contained' : (contained.reason ?? 'not contained');
+      } else {
+        containment =
+          options.contain === false
+            ? 'not contained (turned off)'
+            : `no pid namespaces on ${process.platform}`;
+      }
       return new Promise<void>((resolve, reject) => {
         if (options.stderrLog) {
           try {
@@ -111,7 +151,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
             log = undefined;
           }
         }
-        const spawned = spawn(options.command, [...options.args], {
+        const spawned = spawn(file, args, {
           cwd: options.cwd,
           env: { ...options.env },
           stdio: ['pipe', 'pipe', 'pipe'],

@@ -32,6 +32,39 @@ function proxyWith(options: Partial<CapabilityProxyOptions> & { mcpServers: McpS
   });
 }
 
+/**
+ * The host pid of a process that reported `pid` as its own: itself when it is not in a pid namespace
+ * of its own, otherwise the descendant of one of `roots` whose innermost pid (`NSpid` in
+ * /proc/<pid>/status) is `pid`.
+ */
+function hostPidOf(pid: number, roots: readonly number[]): number | undefined {
+  const parents = new Map<number, number>();
+  const inner = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const ppid = /^PPid:\s+(\d+)/m.exec(status);
+      const nspid = /^NSpid:\s+([\d\s]+)$/m.exec(status);
+      if (ppid) parents.set(Number(name), Number(ppid[1]));
+      if (nspid) inner.set(Number(name), Number(nspid[1]!.trim().split(/\s+/).at(-1)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const descends = (candidate: number) => {
+    for (let current = candidate, steps = 0; current > 1 && steps < 64; steps++) {
+      if (roots.includes(current)) return true;
+      current = parents.get(current) ?? 0;
+    }
+    return false;
+  };
+  for (const [candidate, innermost] of inner) {
+    if (innermost === pid && descends(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 describe('createCapabilityProxy', () => {
   it('fails a call to a server that crashes mid-call with MCP_CALL_FAILED and reconnects on the next call', async (t) => {
     const proxy = proxyWith({ mcpServers: { fx: fixtureServer() } });
@@ -351,18 +384,23 @@ describe('createCapabilityProxy', () => {
       const result = await run(proxy, { action: 'call', capability_id: `mcp-server:${name}` });
       assert.ok(result.ok, seen(result));
     }
-    const [serverPid, grandchildPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
-    assert.ok(serverPid && grandchildPid);
-    assert.ok(isAlive(grandchildPid));
-    assert.deepEqual(groupMembers(serverPid).sort(), [serverPid, grandchildPid].sort());
     const processes = proxy.serverProcesses().map((entry) => entry.pid);
     assert.equal(processes.length, 2);
+    // The server reports its pids from inside its own pid namespace (the transport contains it with
+    // bubblewrap where that works): map them to the host's pids, and the group is the one the
+    // transport spawned (bubblewrap's, which the server and its helper share).
+    const reported = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    const [serverPid, grandchildPid] = reported.map((pid) => hostPidOf(pid!, processes));
+    assert.ok(serverPid && grandchildPid);
+    assert.ok(isAlive(grandchildPid));
+    const group = processes.find((pid) => groupMembers(pid).includes(serverPid)) ?? serverPid;
+    assert.ok(groupMembers(group).includes(serverPid) && groupMembers(group).includes(grandchildPid));
     await proxy.close();
     assert.equal(proxy.closed, true);
     for (const pid of [...processes, grandchildPid]) {
       await waitFor(() => !isAlive(pid), 20_000, `process ${pid} to end`);
     }
-    assert.deepEqual(groupMembers(serverPid), []);
+    assert.deepEqual(groupMembers(group), []);
     await waitFor(() => childPids().length === children, 20_000, 'no child left');
     assert.deepEqual(proxy.serverProcesses(), []);
     const afterClose = await run(proxy, { action: 'call', capability_id: 'mcp-server:plain' });

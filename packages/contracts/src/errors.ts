@@ -253,6 +253,13 @@ export const ERROR_CODES = {
       'The file is not a valid Jupyter notebook (nbformat 4 JSON), or the requested cell does not exist; nothing was written.',
     recovery: 'read the notebook with read_file to see its cells, numbers and ids, then retry',
   },
+  SANDBOX_PLAN_INCOMPLETE: {
+    kind: 'host',
+    summary:
+      'The sandbox could not finish listing the protected and secret paths of the roots, so the command was not run.',
+    recovery:
+      'ask the user to raise the sandbox entry limit or to make large directories that commands do not need secret paths (hidden and not searched); or work in a smaller root',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

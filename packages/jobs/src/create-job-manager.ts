@@ -9,8 +9,10 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
+import { diskIsFull, freeDiskBytes, isDiskFullError, totalDiskBytes } from './disk-space.js';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { onExit } from 'signal-exit';
 import { createJobEnvironment, type JobEnvironmentOptions } from './job-environment.js';
 import { type JobError, type JobResult, jobError } from './job-error.js';
@@ -27,13 +29,16 @@ import { readProcessStartTime } from './process-table.js';
 import { JOB_MARKER_VARIABLE, type JobProcessSelector, terminateJobProcesses } from './process-tree.js';
 import {
   createSandbox,
+  type JobGuard,
   normalizeSandboxOptions,
+  type QuarantinedEntry,
   removePlaceholder,
   type Sandbox,
   type SandboxMode,
   type SandboxOptions,
 } from './sandbox.js';
 import { buildShellInvocation, type JobShell, type ShellExecutables } from './shell-invocation.js';
+import { type SpawnedJob, spawnJob } from './spawn-job.js';
 
 /**
  * A job's state. `killed`: stopped on request (a kill, a timeout, an abort, the output limit);
@@ -76,7 +81,23 @@ export interface JobSnapshot {
   /** The log was deleted to keep finished logs within `maxRetainedLogBytes`; reads return nothing. */
   readonly logRemoved?: boolean;
   readonly sandbox: SandboxMode;
-  /** Notes about the run (for example a truncated protected-path walk). */
+  /**
+   * Whether a pid namespace held the job's processes (SB-6, JOB-TREE-5): then nothing it started can
+   * outlive it. False without a working bubblewrap (and on macOS and Windows), where processes that
+   * leave the job's group are found by the job's marker only.
+   */
+  readonly contained: boolean;
+  /** Why the job is not contained, when it is not (value-free). */
+  readonly containment?: string;
+  /**
+   * The job failed while the file system holding its log was full (its output could not be
+   * written): report `DISK_FULL` rather than a failed command with no output (JOB-DISK-1).
+   */
+  readonly diskFull?: boolean;
+  /**
+   * Facts the model should be told about the run, for example a protected path the command created
+   * that was moved to the quarantine (SB-13), or that the job's log reached the disk budget.
+   */
   readonly notes: readonly string[];
 }
 
@@ -151,6 +172,19 @@ export interface JobManagerOptions {
   readonly killGraceMs?: number;
   /** Stop a job whose log grows past this many bytes (reason `output_limit`); `null` never. Default 2 GiB. */
   readonly maxLogBytes?: number | null;
+  /**
+   * Disk budget for all job logs of this manager, running and finished (JOB-DISK-2): when they
+   * exceed it, finished logs are deleted oldest first, then running jobs whose log exceeds their share
+   * (the budget divided among the running jobs) are stopped (reason `output_limit`, with a note); what
+   * they wrote so far stays readable. Checked every 250 ms while jobs run. Default 4 GiB.
+   */
+  readonly maxTotalLogBytes?: number;
+  /**
+   * Stop the job whose log grew most once the file system of the state directory has less than this
+   * many bytes free (JOB-DISK-2), so a job's output never fills the disk. Default 256 MiB (or 1% of
+   * the file system, whichever is smaller); 0 turns it off.
+   */
+  readonly minFreeDiskBytes?: number;
   /** Finished jobs remembered (with their logs); the oldest are forgotten first. Default 256. */
   readonly maxRetainedJobs?: number;
   /**
@@ -246,8 +280,18 @@ interface JobRecord {
   readonly startedAt: number;
   readonly selector: JobProcessSelector;
   readonly helperNames: readonly string[];
-  readonly notes: readonly string[];
+  readonly notes: string[];
   readonly release: () => void;
+  readonly contained: boolean;
+  readonly containment: string | undefined;
+  readonly guard: JobGuard | undefined;
+  /** Where bubblewrap writes its info (the namespace's init), removed once read. */
+  readonly infoFile: string | undefined;
+  /** Whether the registry holds an entry for it (uncontained jobs only). */
+  readonly registered: boolean;
+  diskFull?: boolean;
+  /** Log size at the previous watcher tick (for the free-space floor). */
+  watchedBytes: number;
   state: JobState;
   endReason?: JobEndReason;
   killReason?: string;
@@ -270,6 +314,8 @@ const DEFAULTS = {
   tailBytes: 64 * 1024,
   killGraceMs: 2000,
   maxLogBytes: 2 * 1024 ** 3,
+  maxTotalLogBytes: 4 * 1024 ** 3,
+  minFreeDiskBytes: 256 * 1024 ** 2,
   maxRetainedJobs: 256,
   maxRetainedLogBytes: 4 * 1024 ** 3,
 };
@@ -290,6 +336,21 @@ function trackManager(killAll: () => void): () => void {
       removeExitHook = undefined;
     }
   };
+}
+
+/** The note that tells the model what the check after its command did (SB-13). */
+function describeQuarantine(entry: QuarantinedEntry): string {
+  if (entry.movedTo) {
+    return `the command created or changed ${entry.path}, a protected path (such as .git) that commands may not write; it was moved to ${entry.movedTo} so that no git run outside the sandbox uses it (move it back yourself only if you trust it)`;
+  }
+  return `the command created or changed ${entry.path}, a protected path (such as .git) that commands may not write, and it could not be moved away (${entry.reason ?? 'error'}); delete it before running git outside the sandbox`;
+}
+
+function diskFull(): { ok: false; error: JobError } {
+  return jobError(
+    'DISK_FULL',
+    'the file system holding the job logs (the state directory) is full, so no command output can be recorded; the command was not run',
+  );
 }
 
 function labelOf(command: string, label: string | undefined): string {
@@ -324,11 +385,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     tailBytes: options.tailBytes ?? DEFAULTS.tailBytes,
     killGraceMs: options.killGraceMs ?? DEFAULTS.killGraceMs,
     maxLogBytes: options.maxLogBytes === undefined ? DEFAULTS.maxLogBytes : options.maxLogBytes,
+    maxTotalLogBytes: options.maxTotalLogBytes ?? DEFAULTS.maxTotalLogBytes,
+    minFreeDiskBytes: options.minFreeDiskBytes ?? DEFAULTS.minFreeDiskBytes,
     maxRetainedJobs: options.maxRetainedJobs ?? DEFAULTS.maxRetainedJobs,
     maxRetainedLogBytes: options.maxRetainedLogBytes ?? DEFAULTS.maxRetainedLogBytes,
   };
   for (const [name, value] of Object.entries(settings)) {
-    if (value !== null && (!Number.isInteger(value) || value < (name === 'killGraceMs' ? 0 : 1))) {
+    const minimum = name === 'killGraceMs' || name === 'minFreeDiskBytes' ? 0 : 1;
+    if (value !== null && (!Number.isInteger(value) || value < minimum)) {
       throw new TypeError(`jobs: ${name} must be a positive integer`);
     }
   }
@@ -355,11 +419,26 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   let placeholderCount = 0;
   let watcher: NodeJS.Timeout | undefined;
 
-  // The process is exiting without close(): kill synchronously, and drop a private state directory.
+  // The process is exiting without close(): kill synchronously, check what the killed jobs left in
+  // the roots, and drop a private state directory.
   const killAllNow = () => {
-    for (const job of jobs.values()) if (job.endedAt === undefined) killJobProcessesNow(job.selector);
+    const endedAt = Date.now();
+    for (const job of jobs.values()) {
+      if (job.endedAt !== undefined) continue;
+      killJobProcessesNow(job.selector);
+      if (job.infoFile) rmSync(job.infoFile, { force: true });
+    }
+    for (const job of jobs.values()) {
+      if (job.endedAt !== undefined || !job.guard) continue;
+      try {
+        sandbox.checkAfterJobSync({ id: job.id, guard: job.guard, startedAt: job.startedAt, endedAt });
+      } catch {
+        // Exiting: nothing more can be done.
+      }
+    }
     sandbox.dispose(registry.placeholdersInUseByOthers());
     registry.recordPlaceholders([]);
+    registry.removeHost();
     if (ownsStateDir && !options.retainLogs) rmSync(realStateDir, { recursive: true, force: true });
   };
   const untrack = trackManager(killAllNow);
@@ -391,7 +470,10 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       logPath: job.logPath,
       ...(job.logRemoved ? { logRemoved: true } : {}),
       sandbox: sandbox.mode,
-      notes: job.notes,
+      contained: job.contained,
+      ...(job.containment ? { containment: job.containment } : {}),
+      ...(job.diskFull ? { diskFull: true } : {}),
+      notes: [...job.notes],
     };
   };
 
@@ -412,22 +494,76 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     return true;
   };
 
+  /**
+   * The log watcher (JOB-OUT-4, JOB-DISK-2): output goes straight to disk, so the only way to cap it
+   * is to look at the logs' sizes. Every tick it stops a job past `maxLogBytes`, keeps all logs within
+   * `maxTotalLogBytes` (finished logs go first, then the running jobs past their share) and stops the
+   * job that grew most when the file system is nearly full. It also lets the sandbox look for outside
+   * changes while jobs run.
+   */
+  const watchLogs = () => {
+    const running = [...jobs.values()].filter((job) => job.state === 'running');
+    if (running.length === 0) {
+      if (watcher) clearInterval(watcher);
+      watcher = undefined;
+      return;
+    }
+    sandbox.refreshSoon();
+    const sizes = new Map(running.map((job) => [job, logSize(job.logPath)] as const));
+    for (const [job, size] of sizes) {
+      if (settings.maxLogBytes !== null && size > settings.maxLogBytes) {
+        stop(job, 'killed', 'output_limit');
+        sizes.delete(job);
+      }
+    }
+    let live = 0;
+    for (const size of sizes.values()) live += size;
+    if (live + retainedLogBytes() > settings.maxTotalLogBytes) {
+      pruneFinished(settings.maxTotalLogBytes - live);
+      if (live > settings.maxTotalLogBytes) {
+        const share = Math.floor(settings.maxTotalLogBytes / sizes.size);
+        for (const [job, size] of sizes) {
+          if (size <= share) continue;
+          const note = `the job was stopped because the logs of this session reached their disk budget (${settings.maxTotalLogBytes} bytes; its share was ${share}); the ${size} bytes it wrote so far stay readable`;
+          job.notes.push(note);
+          stop(job, 'killed', 'output_limit', note);
+        }
+      }
+    }
+    if (settings.minFreeDiskBytes > 0) {
+      const free = freeDiskBytes(logsDir);
+      const floor = Math.min(settings.minFreeDiskBytes, Math.floor((totalDiskBytes(logsDir) ?? 0) / 100));
+      if (free !== undefined && free < floor) {
+        let grower: JobRecord | undefined;
+        let growth = 0;
+        for (const [job, size] of sizes) {
+          if (job.state !== 'running') continue;
+          if (size - job.watchedBytes > growth) {
+            growth = size - job.watchedBytes;
+            grower = job;
+          }
+        }
+        if (grower) {
+          const note = `the job was stopped because the file system holding the job logs has less than ${floor} bytes free; the ${sizes.get(grower)} bytes it wrote so far stay readable`;
+          grower.notes.push(note);
+          stop(grower, 'killed', 'output_limit', note);
+        }
+      }
+    }
+    for (const [job, size] of sizes) job.watchedBytes = size;
+  };
+
   const ensureWatcher = () => {
-    if (watcher || settings.maxLogBytes === null) return;
-    // Output goes straight to disk, so the only way to cap it is to look at the log's size.
-    watcher = setInterval(() => {
-      let running = 0;
-      for (const job of jobs.values()) {
-        if (job.state !== 'running') continue;
-        running += 1;
-        if (logSize(job.logPath) > settings.maxLogBytes!) stop(job, 'killed', 'output_limit');
-      }
-      if (running === 0 && watcher) {
-        clearInterval(watcher);
-        watcher = undefined;
-      }
-    }, 1000);
+    if (watcher) return;
+    watcher = setInterval(watchLogs, 250);
     watcher.unref();
+  };
+
+  const retainedLogBytes = () => {
+    let retained = 0;
+    for (const job of jobs.values())
+      if (job.finalBytes !== undefined && !job.logRemoved) retained += job.finalBytes;
+    return retained;
   };
 
   const forget = (job: JobRecord) => {
@@ -435,16 +571,18 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     rmSync(job.logPath, { force: true });
   };
 
-  const pruneFinished = () => {
+  /** Forgets the oldest finished jobs past the count, then deletes finished logs past `logBudget`. */
+  const pruneFinished = (logBudget = settings.maxRetainedLogBytes) => {
     const finished = [...jobs.values()].filter((job) => job.finalBytes !== undefined);
     const excess = finished.length - settings.maxRetainedJobs;
     // Jobs whose final state was read go first; the rest only when the count demands it.
     const order = [...finished.filter((job) => job.reported), ...finished.filter((job) => !job.reported)];
     for (const job of order.slice(0, Math.max(0, excess))) forget(job);
+    const budget = Math.max(0, Math.min(logBudget, settings.maxRetainedLogBytes));
     let retained = 0;
     for (const job of finished) if (!job.logRemoved && jobs.has(job.id)) retained += job.finalBytes!;
     for (const job of order) {
-      if (retained <= settings.maxRetainedLogBytes) break;
+      if (retained <= budget) break;
       if (job.logRemoved || !jobs.has(job.id)) continue;
       rmSync(job.logPath, { force: true });
       job.logRemoved = true;
@@ -482,9 +620,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       if (typeof start.command !== 'string' || start.command.trim() === '') {
         return jobError('EXECUTION_ERROR', 'the command is empty');
       }
-      // execa (about 120 ms of imports) is loaded on the first start, so hosts that never run a
-      // command (`toolhost tools`, discovery-only sessions) do not pay for it.
-      const { execa } = await loadExeca();
       if (closed)
         return jobError('EXECUTION_ERROR', 'background jobs are not available: the job manager is closed');
       if (start.signal?.aborted)
@@ -503,11 +638,12 @@ export function createJobManager(options: JobManagerOptions): JobManager {
           `${settings.maxLiveJobs} jobs are already running, the most this session allows; wait for one to finish or kill one first`,
         );
       }
+      if (diskIsFull(logsDir)) return diskFull();
       pendingStarts += 1;
       let launchResult: Awaited<ReturnType<Sandbox['wrap']>>;
       const invocation = buildShellInvocation(start.shell, start.command, options.shells);
       try {
-        launchResult = await sandbox.wrap(invocation, cwd);
+        launchResult = await sandbox.wrap(invocation, cwd, hostEnvironment.PATH);
       } catch (error) {
         pendingStarts -= 1;
         return jobError(
@@ -525,14 +661,22 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         launch.release();
         return jobError('EXECUTION_ERROR', 'background jobs are not available: the job manager is closed');
       }
-      const placeholders = sandbox.placeholders();
-      if (placeholders.length !== placeholderCount) {
-        placeholderCount = placeholders.length;
-        registry.recordPlaceholders(placeholders);
+      try {
+        const placeholders = sandbox.placeholders();
+        if (placeholders.length !== placeholderCount) {
+          placeholderCount = placeholders.length;
+          registry.recordPlaceholders(placeholders);
+        }
+        registry.recordHost(logsDir);
+      } catch (error) {
+        pendingStarts -= 1;
+        launch.release();
+        if (isDiskFullError(error)) return diskFull();
+        throw error;
       }
       counter += 1;
       const id = `${start.shell}-${counter}`;
-      const logPath = path.join(logsDir, `${id}.${randomBytes(4).toString('hex')}.log`);
+      const logPath = path.join(logsDir, `${registry.logPrefix}.${id}.${randomBytes(4).toString('hex')}.log`);
       const marker = randomBytes(16).toString('hex');
       const environment = {
         ...createJobEnvironment(hostEnvironment, options.environment),
@@ -551,47 +695,48 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       } catch (error) {
         pendingStarts -= 1;
         launch.release();
+        if (isDiskFullError(error)) return diskFull();
         return jobError(
           'EXECUTION_ERROR',
           `the job log could not be created: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
         );
       }
       const startedAt = Date.now();
-      // execa's option types accept a descriptor number only as a literal type; any number works at run
-      // time (it is handed to child_process.spawn unchanged, so the child writes straight to the log).
-      const descriptor = fd as 3;
-      const spawn = () =>
-        execa(launch.file, [...launch.args], {
+      const infoFile = launch.infoFd ? `${logPath}.info` : undefined;
+      let spawned: SpawnedJob;
+      try {
+        spawned = spawnJob({
+          file: launch.file,
+          args: launch.args,
           cwd,
           env: environment,
-          extendEnv: false,
-          stdin: 'ignore',
-          stdout: descriptor,
-          stderr: descriptor,
-          detached: process.platform !== 'win32',
-          cleanup: false,
-          reject: false,
-          buffer: false,
-          windowsHide: true,
+          output: fd,
+          infoFile,
         });
-      let subprocess: ReturnType<typeof spawn>;
-      try {
-        subprocess = spawn();
       } finally {
         // The child holds its own copy of the descriptor; the host keeps none open.
         closeSync(fd);
         pendingStarts -= 1;
       }
-      const pid = subprocess.pid;
+      const pid = spawned.pid;
       if (pid === undefined) {
-        const result = await subprocess;
+        const reason = (await spawned.spawnError) ?? 'spawn failure';
         launch.release();
         rmSync(logPath, { force: true });
-        const reason = (result as { code?: string }).code ?? 'spawn failure';
         return jobError('EXECUTION_ERROR', `the shell could not be started (${reason})`);
       }
       const selector: JobProcessSelector = { rootPid: pid, rootStartTime: readProcessStartTime(pid), marker };
-      registry.recordJob({ jobId: id, pid, marker, logPath });
+      // A contained job dies with this host (bubblewrap's --die-with-parent, the pid namespace): only
+      // the others need an entry for the next manager to reap (JOB-REG-1).
+      let registered = false;
+      if (!launch.contained) {
+        try {
+          registry.recordJob({ jobId: id, pid, marker, logPath });
+          registered = true;
+        } catch {
+          // A full disk: the job runs anyway; the exit hook still kills it with this host.
+        }
+      }
       let resolveSettled!: () => void;
       const job: JobRecord = {
         id,
@@ -604,8 +749,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         startedAt,
         selector,
         helperNames: launch.helperNames,
-        notes: launch.notes,
+        notes: [...launch.notes],
         release: launch.release,
+        contained: launch.contained,
+        containment: launch.containment,
+        guard: launch.guard,
+        infoFile,
+        registered,
+        watchedBytes: 0,
         state: 'running',
         cursor: 0,
         reported: false,
@@ -626,7 +777,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         start.signal?.removeEventListener('abort', onAbort);
       };
       ensureWatcher();
-      void subprocess.then(async (result) => {
+      void spawned.exited.then(async (result) => {
         job.cleanup();
         job.endedAt = Date.now();
         if (typeof result.exitCode === 'number') job.exitCode = result.exitCode;
@@ -635,15 +786,48 @@ export function createJobManager(options: JobManagerOptions): JobManager {
           job.state = result.exitCode === 0 ? 'done' : 'failed';
           job.endReason = result.signal ? 'signal' : 'exit';
         }
-        // Whatever the main process left behind (a daemon, a `setsid` child) ends with the job.
+        // Looked at once the command has failed, before anything here frees or takes space.
+        if (job.state === 'failed' && diskIsFull(logsDir)) job.diskFull = true;
+        // Whatever the main process left behind (a daemon, a `setsid` child) ends with the job. In a
+        // pid namespace the kernel has done it already: when the sandbox's init exited it killed
+        // everything left and waited for it, before bubblewrap (the main process) could exit. Only an
+        // uncontained job needs the scan of the process table (JOB-TREE-3).
         await job.terminating;
-        await terminateJobProcesses(selector, {
-          graceMs: settings.killGraceMs,
-          spareOnTerm: job.helperNames,
-        });
+        // bubblewrap exits as soon as its init reports the command's exit, a moment before the init
+        // has killed the rest of the namespace: wait for the init to be gone (JOB-TREE-3).
+        const initPid = job.contained ? spawned.namespaceInit() : undefined;
+        // Gone already (no start time to read) means the namespace is empty; a pid reused since would
+        // only make this wait for a stranger, up to the deadline, and then scan.
+        const initStart = initPid === undefined ? undefined : readProcessStartTime(initPid);
+        const emptied =
+          initPid !== undefined &&
+          (initStart === undefined || (await processGone(initPid, initStart, 10_000)));
+        if (!emptied) {
+          await terminateJobProcesses(selector, {
+            graceMs: settings.killGraceMs,
+            spareOnTerm: job.helperNames,
+          });
+        }
+        if (job.guard) {
+          try {
+            const moved = await sandbox.checkAfterJob({
+              id,
+              guard: job.guard,
+              startedAt: job.startedAt,
+              endedAt: job.endedAt,
+            });
+            job.notes.push(...moved.map(describeQuarantine));
+          } catch (error) {
+            job.notes.push(
+              `the check for protected paths this command may have created failed (${(error as NodeJS.ErrnoException).code ?? 'error'}); look for new .git directories before running git outside the sandbox`,
+            );
+          }
+        } else {
+          sandbox.refreshSoon();
+        }
         job.finalBytes = logSize(logPath);
         job.release();
-        registry.removeJob(id);
+        if (job.registered) registry.removeJob(id);
         if (job.background && !job.reported && !closed) completions.push(job);
         resolveSettled();
         pruneFinished();
@@ -820,7 +1004,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
               : job.endReason && job.endReason !== 'killed'
                 ? `${job.state} (${job.endReason.replace('_', ' ')})`
                 : job.state;
-        return `${job.id} (${job.label}) — ${status}`;
+        const notes = job.notes.length > 0 ? ` (${job.notes.join('; ')})` : '';
+        return `${job.id} (${job.label}) — ${status}${notes}`;
       });
       return `Background job updates since your last message: ${parts.join('; ')}. Read their output with job_output.`;
     },
@@ -840,6 +1025,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       watcher = undefined;
       sandbox.dispose(registry.placeholdersInUseByOthers());
       registry.recordPlaceholders([]);
+      if (!options.retainLogs) registry.removeHost();
       untrack();
       completions.length = 0;
       if (ownsStateDir && !options.retainLogs) rmSync(realStateDir, { recursive: true, force: true });
@@ -849,9 +1035,15 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   return manager;
 }
 
-let execaModule: Promise<typeof import('execa')> | undefined;
-
-function loadExeca(): Promise<typeof import('execa')> {
-  execaModule ??= import('execa');
-  return execaModule;
+/**
+ * Waits until the process `pid` with this start time is gone (or a zombie), polling `/proc` (a
+ * couple of reads, the first at once); false when it is still there after `timeoutMs`.
+ */
+async function processGone(pid: number, startTime: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let round = 0; ; round++) {
+    if (readProcessStartTime(pid) !== startTime) return true;
+    if (Date.now() > deadline) return false;
+    await delay(round < 10 ? 1 : 10);
+  }
 }

@@ -6,6 +6,15 @@ export {
   probeBubblewrap,
 } from './bubblewrap.js';
 export {
+  type ContainCommandOptions,
+  type ContainedCommand,
+  type ContainmentProbe,
+  containCommand,
+  containmentArguments,
+  probeContainment,
+  resolveExecutable,
+} from './containment.js';
+export {
   createJobManager,
   type JobEndReason,
   type JobLogRange,
@@ -24,6 +33,18 @@ export {
   type JobEnvironmentOptions,
   SECRET_NAME_PATTERN,
 } from './job-environment.js';
+export {
+  HOME_CREDENTIAL_PATHS,
+  HOME_TOOLCHAIN_DIRECTORIES,
+  type HostView,
+  type HostViewMount,
+  type HostViewOptions,
+  listVisibleSockets,
+  planHostView,
+  SYSTEM_DIRECTORIES,
+  SYSTEM_SECRET_PATHS,
+} from './host-view.js';
+export { closingDescriptors, listInheritedDescriptors } from './inherited-descriptors.js';
 export type { JobError, JobErrorCode, JobResult } from './job-error.js';
 export type { LineFilter } from './job-log.js';
 export type { PlaceholderRecord, ReapedOrphan } from './job-registry.js';
@@ -37,6 +58,12 @@ export {
 } from './process-table.js';
 export { collectJobProcesses, JOB_MARKER_VARIABLE, type JobProcessSelector } from './process-tree.js';
 export {
+  type EntryIdentity,
+  type IndexUpdate,
+  ProtectedPathIndex,
+  type ProtectedPathIndexOptions,
+} from './protected-path-index.js';
+export {
   ALWAYS_PROTECTED_NAMES,
   isAbsoluteLiteral,
   type MissingProtectedPath,
@@ -44,7 +71,14 @@ export {
   planProtectedPaths,
   type ProtectedPathPlan,
 } from './protected-paths.js';
-export { normalizeSandboxOptions, type SandboxMode, type SandboxOptions } from './sandbox.js';
+export {
+  type JobGuard,
+  type JobWindow,
+  normalizeSandboxOptions,
+  type QuarantinedEntry,
+  type SandboxMode,
+  type SandboxOptions,
+} from './sandbox.js';
 export { buildSeatbeltProfile, patternToSeatbeltRegex, type SeatbeltLayout } from './seatbelt.js';
 export {
   buildBashInvocation,

@@ -5,7 +5,10 @@
  * - `JOB_LIMIT_REACHED`: too many live jobs;
  * - `JOB_NOT_FOUND`: no job has that id;
  * - `NOT_A_DIRECTORY` / `FS_NOT_FOUND`: the working directory is not a usable directory;
- * - `EXECUTION_ERROR`: the command could not be started, or the manager is closed.
+ * - `EXECUTION_ERROR`: the command could not be started, or the manager is closed;
+ * - `SANDBOX_PLAN_INCOMPLETE`: the walk that lists the protected and secret paths of the roots hit
+ *   its entry budget, so the sandbox cannot promise to cover them; nothing was spawned;
+ * - `DISK_FULL`: the file system of the state directory (the job logs) is full; nothing was spawned.
  */
 export type JobErrorCode =
   | 'SANDBOX_UNAVAILABLE'
@@ -13,7 +16,9 @@ export type JobErrorCode =
   | 'JOB_NOT_FOUND'
   | 'NOT_A_DIRECTORY'
   | 'FS_NOT_FOUND'
-  | 'EXECUTION_ERROR';
+  | 'EXECUTION_ERROR'
+  | 'SANDBOX_PLAN_INCOMPLETE'
+  | 'DISK_FULL';
 
 /** An expected failure of a job operation, as a value. */
 export interface JobError {

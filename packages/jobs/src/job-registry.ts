@@ -29,6 +29,16 @@ export interface PlaceholderRecord {
   readonly ino: number;
 }
 
+/** A host that has started jobs: its logs (named after its key) go when it is found dead. */
+interface RegistryHostEntry {
+  readonly version: 1;
+  readonly hostPid: number;
+  readonly hostStartTime: string;
+  /** The logs directory and the prefix of this host's log names. */
+  readonly logsDirectory: string;
+  readonly logPrefix: string;
+}
+
 interface RegistryPlaceholderEntry {
   readonly version: 1;
   readonly hostPid: number;
@@ -46,13 +56,15 @@ export interface ReapedOrphan {
 
 /**
  * The on-disk registry of live jobs (requirement JOB-REG-1..3): one small JSON file per live job
- * under `<stateDir>/live`, written atomically (temporary file + rename, mode 0600), removed when the
- * job ends. Entries name their host by pid and start time, so a registry shared by several hosts
+ * that is not contained in a pid namespace (a contained job dies with its host, so there is nothing
+ * to reap), one per host that keeps logs, and one for a host's placeholders, under `<stateDir>/live`,
+ * written atomically (temporary file + rename, mode 0600), removed when they end. Entries name their host by pid and start time, so a registry shared by several hosts
  * (several sessions in one project) only ever reaps the jobs of hosts that are gone.
  */
 export class JobRegistry {
   readonly #directory: string;
   readonly #host: ProcessIdentity | undefined;
+  #hostRecorded = false;
 
   constructor(stateDir: string) {
     this.#directory = path.join(stateDir, 'live');
@@ -67,6 +79,38 @@ export class JobRegistry {
 
   #hostKey(): string {
     return `${this.#host!.pid}-${this.#host!.startTime.replace(/[^0-9A-Za-z]/g, '_')}`;
+  }
+
+  /**
+   * The prefix of this host's log file names, so the logs of a host that died can be found without
+   * a registry entry per job. `host` when this platform cannot identify processes.
+   */
+  get logPrefix(): string {
+    return this.#host ? `h${this.#hostKey()}` : 'host';
+  }
+
+  /**
+   * Records once that this host keeps logs in `logsDirectory` (named `<logPrefix>.*`): the next
+   * manager that finds the host dead removes them. One small write per host, not per job.
+   */
+  recordHost(logsDirectory: string): void {
+    if (!this.#host || this.#hostRecorded) return;
+    this.#hostRecorded = true;
+    const entry: RegistryHostEntry = {
+      version: 1,
+      hostPid: this.#host.pid,
+      hostStartTime: this.#host.startTime,
+      logsDirectory,
+      logPrefix: this.logPrefix,
+    };
+    this.#write(`${this.#hostKey()}.host.json`, entry);
+  }
+
+  /** Forgets this host's entry (its manager closed). */
+  removeHost(): void {
+    if (!this.#host || !this.#hostRecorded) return;
+    this.#hostRecorded = false;
+    rmSync(path.join(this.#directory, `${this.#hostKey()}.host.json`), { force: true });
   }
 
   #write(name: string, value: unknown): void {
@@ -136,8 +180,8 @@ export class JobRegistry {
     );
   }
 
-  #entries(): Array<{ file: string; entry: RegistryJobEntry | RegistryPlaceholderEntry }> {
-    const entries: Array<{ file: string; entry: RegistryJobEntry | RegistryPlaceholderEntry }> = [];
+  #entries(): Array<{ file: string; entry: AnyEntry }> {
+    const entries: Array<{ file: string; entry: AnyEntry }> = [];
     let names: string[];
     try {
       names = readdirSync(this.#directory);
@@ -148,7 +192,7 @@ export class JobRegistry {
       if (!name.endsWith('.json')) continue;
       const file = path.join(this.#directory, name);
       try {
-        const entry = JSON.parse(readFileSync(file, 'utf8')) as RegistryJobEntry | RegistryPlaceholderEntry;
+        const entry = JSON.parse(readFileSync(file, 'utf8')) as AnyEntry;
         if (entry?.version === 1 && Number.isInteger(entry.hostPid)) entries.push({ file, entry });
       } catch {
         // A torn or foreign file: ignore it (entries are written by rename, so it is not ours).
@@ -178,6 +222,8 @@ export class JobRegistry {
       if ('placeholders' in entry) {
         for (const placeholder of entry.placeholders)
           if (!liveOthers.has(placeholder.path)) removePlaceholder(placeholder);
+      } else if ('logPrefix' in entry) {
+        removeHostLogs(entry);
       } else {
         const identity = readProcessIdentity(entry.pid);
         // The same start time and either the same command line or the job's marker (a shell may have
@@ -200,6 +246,22 @@ export class JobRegistry {
       rmSync(file, { force: true });
     }
     return reaped;
+  }
+}
+
+type AnyEntry = RegistryJobEntry | RegistryPlaceholderEntry | RegistryHostEntry;
+
+/** Removes the logs of a dead host (names starting with its prefix, in its logs directory). */
+function removeHostLogs(entry: RegistryHostEntry): void {
+  if (typeof entry.logsDirectory !== 'string' || !/^h[0-9A-Za-z_-]+$/.test(entry.logPrefix)) return;
+  let names: string[];
+  try {
+    names = readdirSync(entry.logsDirectory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(`${entry.logPrefix}.`)) rmSync(path.join(entry.logsDirectory, name), { force: true });
   }
 }
 

@@ -8,6 +8,7 @@ import {
   openSync,
   readdirSync,
   realpathSync,
+  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -16,10 +17,18 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBubblewrapArguments, findBubblewrap, probeBubblewrap } from './bubblewrap.js';
+import {
+  type BubblewrapLayout,
+  buildBubblewrapArguments,
+  findBubblewrap,
+  probeBubblewrap,
+} from './bubblewrap.js';
+import { containCommand, resolveExecutable } from './containment.js';
+import { type HostView, listVisibleSockets, planHostView } from './host-view.js';
+import { closingDescriptors, closingScript, listInheritedDescriptors } from './inherited-descriptors.js';
 import type { JobError } from './job-error.js';
 import type { PlaceholderRecord } from './job-registry.js';
-import { planProtectedPaths } from './protected-paths.js';
+import { type EntryIdentity, ProtectedPathIndex } from './protected-path-index.js';
 import { buildSeatbeltProfile } from './seatbelt.js';
 import type { ShellInvocation } from './shell-invocation.js';
 
@@ -56,6 +65,20 @@ export interface SandboxOptions {
   readonly bubblewrapPath?: string;
   /** Compare protected names case-sensitively. Default true except on macOS and Windows. */
   readonly caseSensitive?: boolean;
+  /**
+   * Absolute paths outside the roots to show read-only inside the sandbox (requirement SB-9):
+   * directories, files or sockets, for example `~/.ssh` for `git fetch` over SSH, or the SSH agent's
+   * socket (pass `SSH_AUTH_SOCK` through `environment.pass` too). Naming a credential store (or a path
+   * inside one) is the only way to show it. Paths that do not exist are left out. Default `[]`.
+   */
+  readonly readableRoots?: readonly string[];
+  /** The home directory whose toolchains are shown and credential stores hidden. Default `os.homedir()`. */
+  readonly home?: string;
+  /**
+   * Directory entries the listing of protected and secret paths may read (`node_modules` is not
+   * entered). Past it, commands are refused with `SANDBOX_PLAN_INCOMPLETE` (SB-12). Default 200 000.
+   */
+  readonly maxPlanEntries?: number;
 }
 
 /** A command wrapped for its sandbox, ready to spawn. */
@@ -66,12 +89,50 @@ export interface SandboxedLaunch {
   readonly env: Readonly<Record<string, string>>;
   /** Whether an OS sandbox wraps the command (false only in `danger_full_access`). */
   readonly sandboxed: boolean;
+  /** Whether a pid namespace holds the command's processes (SB-6, JOB-TREE-5). */
+  readonly contained: boolean;
+  /** Why the command is not contained, when it is not. */
+  readonly containment?: string;
+  /** What the sandbox bound read-only for this job: the check after it compares against this. */
+  readonly guard?: JobGuard;
+  /**
+   * bubblewrap writes its info JSON (the `child-pid` of the namespace's init) to fd 3: the job manager
+   * gives the child a pipe there and waits for that init to be gone after the job.
+   */
+  readonly infoFd?: boolean;
   /** Process names of the sandbox's own helpers (spared by the polite SIGTERM round of a kill). */
   readonly helperNames: readonly string[];
   /** Facts worth showing (for example that the protected-path walk was truncated). */
   readonly notes: readonly string[];
   /** Removes what the launch created (a per-job temporary directory). Idempotent. */
   readonly release: () => void;
+}
+
+/**
+ * The protected paths one `workspace_write` job could not write: those bound read-only (or reserved)
+ * when it started, and the identity of the protected links it saw.
+ */
+export interface JobGuard {
+  readonly bound: ReadonlySet<string>;
+  readonly unbound: ReadonlyMap<string, EntryIdentity>;
+}
+
+/** A finished `workspace_write` job, as {@link Sandbox.checkAfterJob} needs it. */
+export interface JobWindow {
+  readonly id: string;
+  readonly guard: JobGuard | undefined;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+/** One protected entry a job left behind, moved out of the roots. */
+export interface QuarantinedEntry {
+  /** Where it was. */
+  readonly path: string;
+  /** Where it is now; undefined when it could not be moved (`reason` says why). */
+  readonly movedTo?: string;
+  readonly reason?: string;
 }
 
 /** Per-manager sandbox state: the probe result, the placeholders it created. */
@@ -84,7 +145,23 @@ export interface Sandbox {
   wrap(
     invocation: ShellInvocation,
     cwd: string,
+    /** The PATH the shell is looked up on (the job's). Default `process.env.PATH`. */
+    searchPath?: string,
   ): Promise<{ ok: true; value: SandboxedLaunch } | { ok: false; error: JobError }>;
+  /**
+   * The check after a `workspace_write` job (SB-13): refreshes the protected-path index (a refresh that
+   * starts after this call) and moves every protected entry the job could have written, because it
+   * was not bound read-only for it, into `<stateDir>/quarantine`, so no git run outside the sandbox
+   * uses a `.git` the command made. Entries whose change time is later than `endedAt` were made after
+   * the job and are left, and so are entries in which nothing (the entry or anything below it) changed
+   * since the job started: someone made them outside before the index caught up. Returns what was
+   * moved (or could not be).
+   */
+  checkAfterJob(job: JobWindow): Promise<QuarantinedEntry[]>;
+  /** {@link Sandbox.checkAfterJob}, synchronously (for the host's exit hook). */
+  checkAfterJobSync(job: JobWindow): QuarantinedEntry[];
+  /** Starts a refresh of the protected-path index in the background (outside changes), if one is due. */
+  refreshSoon(): void;
   /** Placeholders this manager created and still owns. */
   placeholders(): readonly PlaceholderRecord[];
   /** Removes this manager's placeholders (those still empty and not used by another live host). */
@@ -93,9 +170,10 @@ export interface Sandbox {
 
 /** Validates the options and realpaths the roots; throws a `TypeError` for a misconfiguration. */
 export function normalizeSandboxOptions(options: SandboxOptions): Required<
-  Omit<SandboxOptions, 'bubblewrapPath'>
+  Omit<SandboxOptions, 'bubblewrapPath' | 'home'>
 > & {
   bubblewrapPath: string | undefined;
+  home: string | undefined;
 } {
   const modes: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
   if (!options || !modes.includes(options.mode)) {
@@ -118,9 +196,38 @@ export function normalizeSandboxOptions(options: SandboxOptions): Required<
     return real;
   });
   const platform = options.platform ?? process.platform;
+  if (options.readableRoots !== undefined && !Array.isArray(options.readableRoots)) {
+    throw new TypeError('jobs: sandbox.readableRoots must be an array of absolute paths');
+  }
+  const readableRoots: string[] = [];
+  for (const entry of options.readableRoots ?? []) {
+    if (typeof entry !== 'string' || !path.isAbsolute(entry)) {
+      throw new TypeError('jobs: every sandbox readable root must be an absolute path');
+    }
+    let real: string;
+    try {
+      real = realpathSync.native(entry);
+    } catch {
+      continue;
+    }
+    if (real !== '/' && !readableRoots.includes(real)) readableRoots.push(real);
+  }
+  const maxPlanEntries = options.maxPlanEntries ?? 200_000;
+  if (!Number.isInteger(maxPlanEntries) || maxPlanEntries < 1) {
+    throw new TypeError('jobs: sandbox.maxPlanEntries must be a positive integer');
+  }
+  let home: string | undefined;
+  try {
+    home = realpathSync.native(options.home ?? os.homedir());
+  } catch {
+    home = undefined;
+  }
   return {
     mode: options.mode,
     roots: [...new Set(roots)],
+    readableRoots,
+    home,
+    maxPlanEntries,
     protectedPaths: [...(options.protectedPaths ?? [])],
     secretPaths: [...(options.secretPaths ?? [])],
     network: options.mode === 'read_only' ? false : options.network === true,
@@ -140,14 +247,64 @@ function unavailable(message: string): { ok: false; error: JobError } {
   };
 }
 
+/** How long a plan is used before a background refresh looks for outside changes. */
+const REFRESH_AFTER_MS = 2000;
+/** Change times come from a coarse clock: a change this long before a job started counts as during it. */
+const CHANGE_SLACK_MS = 50;
+/** Entries looked at, at most, to decide whether something below a protected entry changed. */
+const CHANGE_SCAN_LIMIT = 100_000;
+
 /**
- * Creates the sandbox of a job manager (requirements SB-1..SB-8). `stateDir` holds the logs; it is
- * bound read-only into the sandbox.
+ * Whether `target` or anything below it (links not followed) has a change time at or after `since`.
+ * Change times cannot be set back by programs. Past {@link CHANGE_SCAN_LIMIT} entries the answer is
+ * yes (fail closed).
+ */
+function changedSince(target: string, since: number): boolean {
+  const stack = [target];
+  let seen = 0;
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(current);
+    } catch {
+      continue;
+    }
+    if (stats.ctimeMs >= since) return true;
+    if (++seen > CHANGE_SCAN_LIMIT) return true;
+    if (!stats.isDirectory()) continue;
+    try {
+      for (const name of readdirSync(current)) stack.push(path.join(current, name));
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * Creates the sandbox of a job manager (requirements SB-1..SB-13). `stateDir` holds the logs; it is
+ * bound read-only into the sandbox, and protected entries a job left behind are moved into its
+ * `quarantine` directory.
  */
 export function createSandbox(options: SandboxOptions, stateDir: string): Sandbox {
   const settings = normalizeSandboxOptions(options);
   const owned = new Map<string, PlaceholderRecord>();
+  const writable = settings.mode === 'workspace_write';
+  // Readable roots inside a root are already visible.
+  const readableRoots = settings.readableRoots.filter(
+    (entry) => !settings.roots.some((root) => isInside(root, entry)),
+  );
   let emptyFile: string | undefined;
+  let hostView: HostView | undefined;
+  let index: ProtectedPathIndex | undefined;
+  let refreshedAt = 0;
+  let quarantined = 0;
 
   const ensureEmptyFile = () => {
     if (!emptyFile) {
@@ -172,53 +329,97 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     return record;
   };
 
+  const protectedIndex = () => {
+    index ??= new ProtectedPathIndex({
+      writableRoots: writable ? settings.roots : [],
+      readOnlyRoots: writable ? readableRoots : [...settings.roots, ...readableRoots],
+      protectedPaths: writable ? settings.protectedPaths : [],
+      secretPaths: settings.secretPaths,
+      caseSensitive: settings.caseSensitive,
+      includeAlwaysProtected: writable,
+      maxEntries: settings.maxPlanEntries,
+    });
+    return index;
+  };
+
+  const refresh = async () => {
+    const update = await protectedIndex().refresh();
+    refreshedAt = Date.now();
+    return update;
+  };
+
+  const incomplete = (): { ok: false; error: JobError } => ({
+    ok: false,
+    error: {
+      code: 'SANDBOX_PLAN_INCOMPLETE',
+      message: `listing the protected and secret paths of the roots stopped at its limit of ${settings.maxPlanEntries} entries (node_modules is not counted), so the sandbox cannot cover them; the command was not run`,
+    },
+  });
+
   const linux = async (invocation: ShellInvocation, cwd: string) => {
     const executable = settings.bubblewrapPath ?? findBubblewrap();
     if (!executable) return unavailable('bubblewrap (bwrap) is not installed');
     const probe = await probeBubblewrap(executable);
     if (!probe.ok) return unavailable(probe.reason);
-    const notes: string[] = [];
-    let layout: Parameters<typeof buildBubblewrapArguments>[0] = {
+    hostView ??= planHostView({ home: settings.home, readableRoots, roots: settings.roots });
+    const visible = [...settings.roots, ...hostView.visibleTrees, stateDir];
+    if (!visible.some((tree) => isInside(tree, cwd))) {
+      return {
+        ok: false as const,
+        error: {
+          code: 'EXECUTION_ERROR' as const,
+          message:
+            'the working directory is not visible inside the sandbox (only the roots, the readable roots and system directories are)',
+        },
+      };
+    }
+    const index = protectedIndex();
+    if (!index.built || !index.complete) {
+      const update = await refresh();
+      if (!update.complete) return incomplete();
+    } else if (Date.now() - refreshedAt > REFRESH_AFTER_MS) {
+      void refresh().catch(() => {});
+    }
+    const plan = index.plan();
+    if (plan.truncated) return incomplete();
+    if (writable) for (const missing of plan.missing) createPlaceholder(missing.path, missing.kind);
+    const placeholders = writable
+      ? plan.missing.map((missing) => missing.path).filter((target) => existsSync(target))
+      : [];
+    const needsEmptyFile =
+      plan.hidden.some((secret) => secret.kind === 'file') || hostView.hiddenFiles.length > 0;
+    const layout: BubblewrapLayout = {
       mode: settings.mode as 'read_only' | 'workspace_write',
+      infoFd: 3,
+      hostView,
+      sockets: listVisibleSockets(hostView, settings.roots),
       roots: settings.roots,
       network: settings.network,
       stateDir,
       cwd,
+      protection: plan,
+      placeholders,
+      ...(needsEmptyFile ? { emptyFile: ensureEmptyFile() } : {}),
     };
-    const writable = settings.mode === 'workspace_write';
-    // In read_only only the secrets matter (everything is read-only already): no walk for protected
-    // paths, no placeholders.
-    if (writable || settings.secretPaths.length > 0) {
-      const plan = planProtectedPaths({
-        roots: settings.roots,
-        protectedPaths: writable ? settings.protectedPaths : [],
-        secretPaths: settings.secretPaths,
-        caseSensitive: settings.caseSensitive,
-        includeAlwaysProtected: writable,
-      });
-      if (plan.truncated) {
-        notes.push(
-          'the protected-path walk stopped at its entry budget; deeply nested matches may be unprotected',
-        );
-      }
-      if (writable) for (const missing of plan.missing) createPlaceholder(missing.path, missing.kind);
-      const placeholders = writable
-        ? plan.missing.map((missing) => missing.path).filter((target) => existsSync(target))
-        : [];
-      layout = {
-        ...layout,
-        protection: plan,
-        placeholders,
-        ...(plan.hidden.some((secret) => secret.kind === 'file') ? { emptyFile: ensureEmptyFile() } : {}),
-      };
-    }
+    const guard: JobGuard | undefined = writable
+      ? {
+          bound: new Set([...plan.readOnly, ...placeholders]),
+          unbound: new Map(
+            [...index.protectedEntries()].filter(([target]) => !plan.readOnly.includes(target)),
+          ),
+        }
+      : undefined;
+    const command = withoutInheritedDescriptors(invocation, invocation.file, invocation.args);
     const launch: SandboxedLaunch = {
       file: executable,
-      args: [...buildBubblewrapArguments(layout), invocation.file, ...invocation.args],
-      env: { TMPDIR: '/tmp' },
+      args: [...buildBubblewrapArguments(layout), command.file, ...command.args],
+      env: { TMPDIR: '/tmp', ...command.env },
       sandboxed: true,
+      contained: true,
+      infoFd: true,
       helperNames: ['bwrap'],
-      notes,
+      notes: [],
+      ...(guard ? { guard } : {}),
       release: () => {},
     };
     return { ok: true as const, value: launch };
@@ -244,6 +445,8 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       args: ['-p', profile, '--', invocation.file, ...invocation.args],
       env: { TMPDIR: tempDir },
       sandboxed: true,
+      contained: false,
+      containment: 'Seatbelt has no pid namespace',
       helperNames: [],
       notes: [],
       release: () => {
@@ -255,29 +458,161 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     return { ok: true as const, value: launch };
   };
 
+  const fullAccess = async (
+    invocation: ShellInvocation,
+    cwd: string,
+    searchPath: string | undefined,
+  ): Promise<SandboxedLaunch> => {
+    const plain: SandboxedLaunch = {
+      file: invocation.file,
+      args: invocation.args,
+      env: {},
+      sandboxed: false,
+      contained: false,
+      containment: 'the shell was not found on PATH',
+      helperNames: [],
+      notes: [],
+      release: () => {},
+    };
+    // A shell that is not there is spawned as it is, so the start fails with ENOENT as it always did
+    // (a wrapper would start and report exit code 127 instead).
+    if (settings.platform !== 'win32' && !resolveExecutable(invocation.file, searchPath ?? '', cwd))
+      return plain;
+    const contained = await containCommand({
+      command: invocation.file,
+      args: invocation.args,
+      cwd,
+      searchPath,
+      newSession: true,
+      infoFd: 3,
+      platform: settings.platform,
+      ...(settings.bubblewrapPath ? { bubblewrapPath: settings.bubblewrapPath } : {}),
+    });
+    // The descriptors are closed inside the namespace, by the first program it runs.
+    const command = contained.contained
+      ? (() => {
+          const separator = contained.args.indexOf('--');
+          const inner = withoutInheritedDescriptors(
+            invocation,
+            contained.args[separator + 1]!,
+            contained.args.slice(separator + 2),
+          );
+          return {
+            file: contained.file,
+            args: [...contained.args.slice(0, separator + 1), inner.file, ...inner.args],
+            env: inner.env,
+          };
+        })()
+      : withoutInheritedDescriptors(invocation, invocation.file, invocation.args);
+    return {
+      file: command.file,
+      args: command.args,
+      env: command.env,
+      sandboxed: false,
+      contained: contained.contained,
+      infoFd: contained.contained,
+      ...(contained.reason ? { containment: contained.reason } : {}),
+      helperNames: contained.contained ? ['bwrap'] : [],
+      notes: [],
+      release: () => {},
+    };
+  };
+
+  let closingScriptPath: string | undefined;
+  let closingScriptText = '';
+  /**
+   * The command with the host's inherited descriptors closed before it runs (JOB-FD-1): a bash job
+   * reads a `BASH_ENV` file in the state directory that closes them (no extra process), anything
+   * else is started through `bash -c 'exec N>&-; exec "$@"'`. Nothing when nothing leaks.
+   */
+  const withoutInheritedDescriptors = (
+    invocation: ShellInvocation,
+    file: string,
+    args: readonly string[],
+  ): { file: string; args: readonly string[]; env: Record<string, string> } => {
+    const descriptors = listInheritedDescriptors();
+    if (descriptors.length === 0) return { file, args, env: {} };
+    if (invocation.shell === 'bash' && file === invocation.file) {
+      const text = closingScript(descriptors);
+      if (!closingScriptPath || text !== closingScriptText) {
+        closingScriptPath = path.join(stateDir, 'close-descriptors.sh');
+        const temporary = `${closingScriptPath}.${process.pid}.tmp`;
+        writeFileSync(temporary, text, { mode: 0o600 });
+        renameSync(temporary, closingScriptPath);
+        closingScriptText = text;
+      }
+      return { file, args, env: { BASH_ENV: closingScriptPath } };
+    }
+    return { ...closingDescriptors(descriptors, file, args), env: {} };
+  };
+
+  const quarantine = (target: string, jobId: string): QuarantinedEntry => {
+    quarantined += 1;
+    const name = `${jobId}.${quarantined}.${path.basename(target).replace(/^\.+/, '') || 'entry'}`;
+    const destinations = [path.join(stateDir, 'quarantine')];
+    const root = settings.roots.find((candidate) => isInside(candidate, target));
+    if (root) destinations.push(path.join(root, '.toolhost', 'quarantine'));
+    let reason = 'unknown';
+    for (const directory of destinations) {
+      try {
+        mkdirSync(directory, { recursive: true, mode: 0o700 });
+        const destination = path.join(directory, name);
+        renameSync(target, destination);
+        return { path: target, movedTo: destination };
+      } catch (error) {
+        reason = (error as NodeJS.ErrnoException).code ?? 'error';
+        // EXDEV: another file system; try the next place.
+      }
+    }
+    return { path: target, reason };
+  };
+
+  const quarantineLeftovers = (job: JobWindow) => {
+    const moved: QuarantinedEntry[] = [];
+    if (!index || !job.guard) return moved;
+    for (const [target, identity] of index.protectedEntries()) {
+      if (job.guard.bound.has(target)) continue;
+      const seen = job.guard.unbound.get(target);
+      if (seen && seen.dev === identity.dev && seen.ino === identity.ino) continue;
+      // Made (or last changed) after the job ended: the job could not have written it.
+      if (identity.ctimeMs > job.endedAt) continue;
+      if (owned.has(target)) continue;
+      // Writable for the job but untouched during it (someone created it outside, before the index
+      // caught up): nothing the job did is in it.
+      if (!changedSince(target, job.startedAt - CHANGE_SLACK_MS)) continue;
+      const outcome = quarantine(target, job.id);
+      if (outcome.movedTo) index.forget(target);
+      moved.push(outcome);
+    }
+    return moved;
+  };
+
   return {
     mode: settings.mode,
     network: settings.network,
     roots: settings.roots,
     platform: settings.platform,
-    async wrap(invocation, cwd) {
+    async wrap(invocation, cwd, searchPath = process.env.PATH) {
       if (settings.mode === 'danger_full_access') {
-        return {
-          ok: true,
-          value: {
-            file: invocation.file,
-            args: invocation.args,
-            env: {},
-            sandboxed: false,
-            helperNames: [],
-            notes: [],
-            release: () => {},
-          },
-        };
+        return { ok: true, value: await fullAccess(invocation, cwd, searchPath) };
       }
       if (settings.platform === 'linux') return linux(invocation, cwd);
       if (settings.platform === 'darwin') return darwin(invocation);
       return unavailable(`no OS sandbox is available on ${settings.platform}`);
+    },
+    async checkAfterJob(job) {
+      if (!writable || !job.guard || !index) return [];
+      await refresh();
+      return quarantineLeftovers(job);
+    },
+    checkAfterJobSync(job) {
+      if (!writable || !job.guard || !index) return [];
+      index.refreshSync();
+      return quarantineLeftovers(job);
+    },
+    refreshSoon() {
+      if (!index?.built || Date.now() - refreshedAt <= REFRESH_AFTER_MS) return;
+      void refresh().catch(() => {});
     },
     placeholders: () => [...owned.values()],
     dispose(inUseByOthers) {

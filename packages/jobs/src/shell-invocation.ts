@@ -6,6 +6,8 @@ export interface ShellInvocation {
   readonly file: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Which shell the invocation starts (bash reads `BASH_ENV` before its `-c` command). */
+  readonly shell?: JobShell;
 }
 
 /** Which shell executables to run. */
@@ -21,7 +23,7 @@ export interface ShellExecutables {
  * user (`BASH_ENV` is not in the environment allowlist either).
  */
 export function buildBashInvocation(command: string, executable = 'bash'): ShellInvocation {
-  return { file: executable, args: ['--noprofile', '--norc', '-c', command], env: {} };
+  return { file: executable, args: ['--noprofile', '--norc', '-c', command], env: {}, shell: 'bash' };
 }
 
 /**
@@ -84,6 +86,7 @@ export function buildPowerShellInvocation(command: string, executable = 'pwsh'):
     file: executable,
     args: ['-NoLogo', '-NoProfile', '-NonInteractive', '-EncodedCommand', encodePowerShellCommand(script)],
     env: inline ? {} : { [POWERSHELL_COMMAND_VARIABLE]: payload },
+    shell: 'pwsh',
   };
 }
 

@@ -169,15 +169,22 @@ describe('createJobManager', () => {
 
   it('gives commands no stdin, so a prompt reads end-of-file instead of hanging (JOB-TREE-1)', async (t) => {
     const root = tempDir(t);
-    const jobs = manager(t, 'danger_full_access', [root]);
-    const snapshot = await run(
-      jobs,
-      root,
-      'if read -r answer; then echo got; else echo eof; fi; [ "$(ps -o sid= -p $$)" -eq $$ ] && echo own-session',
-    );
-    const read = await jobs.readNew(snapshot.id);
-    assert.ok(read.ok);
-    assert.equal(read.value.text, 'eof\nown-session\n');
+    // Contained (a pid namespace whose init leads a new session: the shell's session is 1 there) and
+    // uncontained (no working bubblewrap: the shell leads its own session).
+    for (const bubblewrapPath of [undefined, path.join(root, 'no-bwrap')]) {
+      const jobs = manager(t, 'danger_full_access', [root], {
+        sandbox: { mode: 'danger_full_access', roots: [root], ...(bubblewrapPath ? { bubblewrapPath } : {}) },
+      });
+      const snapshot = await run(
+        jobs,
+        root,
+        `if read -r answer; then echo got; else echo eof; fi; [ "$(ps -o sid= -p $$)" -eq ${bubblewrapPath ? '$$' : '1'} ] && echo own-session`,
+      );
+      assert.equal(snapshot.contained, bubblewrapPath === undefined);
+      const read = await jobs.readNew(snapshot.id);
+      assert.ok(read.ok);
+      assert.equal(read.value.text, 'eof\nown-session\n');
+    }
   });
 
   it('hides secrets of the host environment from the command (JOB-ENV-1, JOB-ENV-2)', async (t) => {

@@ -61,6 +61,11 @@ function sleeper(t: TestContext, tag: number): number {
   return child.pid!;
 }
 
+/** The per-job entries of the registry. */
+function jobEntries(stateDir: string): string[] {
+  return readdirSync(path.join(stateDir, 'live')).filter((name) => name.includes('.job.'));
+}
+
 function writeEntry(stateDir: string, name: string, entry: Record<string, unknown>): string {
   const live = path.join(stateDir, 'live');
   mkdirSync(live, { recursive: true });
@@ -74,11 +79,16 @@ describe('JobRegistry (through createJobManager)', () => {
     const root = tempDir(t);
     const stateDir = tempDir(t, 'jobs-state-');
     const tag = uniqueTag(t);
-    const jobs = createJobManager({ stateDir, sandbox: { mode: 'danger_full_access', roots: [root] } });
+    // Without a working bubblewrap the job is not contained, so the registry is what reaps it.
+    const jobs = createJobManager({
+      stateDir,
+      sandbox: { mode: 'danger_full_access', roots: [root], bubblewrapPath: path.join(root, 'no-bwrap') },
+    });
     t.after(() => jobs.close());
     const started = await jobs.start({ shell: 'bash', command: `sleep ${tag}`, cwd: root, background: true });
     assert.ok(started.ok);
-    const files = readdirSync(path.join(stateDir, 'live'));
+    assert.equal(started.value.contained, false);
+    const files = jobEntries(stateDir);
     assert.equal(files.length, 1);
     const file = path.join(stateDir, 'live', files[0]!);
     assert.equal(statSync(file).mode & 0o777, 0o600);
@@ -91,28 +101,59 @@ describe('JobRegistry (through createJobManager)', () => {
     assert.match(entry.marker, /^[0-9a-f]{32}$/);
     jobs.kill('bash-1');
     await jobs.wait('bash-1');
-    assert.deepEqual(readdirSync(path.join(stateDir, 'live')), [], 'the entry goes when the job ends');
+    assert.deepEqual(jobEntries(stateDir), [], 'the entry goes when the job ends');
+  });
+
+  it('writes no registry entry for a contained job, only one per host (JOB-REG-1)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    for (const mode of ['danger_full_access', 'read_only'] as const) {
+      const jobs = createJobManager({ stateDir, sandbox: { mode, roots: [root] } });
+      for (let index = 0; index < 3; index++) {
+        const started = await jobs.start({
+          shell: 'bash',
+          command: 'sleep 0.05',
+          cwd: root,
+          background: true,
+        });
+        assert.ok(started.ok);
+        assert.equal(started.value.contained, true, mode);
+        assert.deepEqual(jobEntries(stateDir), [], `${mode}: a contained job dies with its host`);
+      }
+      assert.equal(
+        readdirSync(path.join(stateDir, 'live')).filter((name) => name.endsWith('.host.json')).length,
+        1,
+      );
+      await jobs.close();
+      assert.deepEqual(readdirSync(path.join(stateDir, 'live')), [], `${mode}: the host entry goes on close`);
+    }
   });
 
   it('reaps the orphans of a crashed host on the next start, setsid ones included (JOB-REG-2)', async (t) => {
     const root = tempDir(t);
     const stateDir = tempDir(t, 'jobs-state-');
     const tag = uniqueTag(t);
+    // No working bubblewrap, so no pid namespace: the registry is all that can find the orphans.
+    const noBubblewrap = path.join(root, 'no-bwrap');
     const host = await crashingHost(
       t,
       stateDir,
       root,
       'danger_full_access',
       `setsid sleep ${tag} & nohup setsid bash -c "trap '' TERM HUP; sleep ${tag}" >/dev/null 2>&1 & sleep ${tag}`,
+      { ...process.env, BUBBLEWRAP_PATH: noBubblewrap },
     );
     await waitUntil('three sleepers run', () => processesMatching(`sleep ${tag}`).length === 3);
     await crash(host);
     assert.equal(
       processesMatching(`sleep ${tag}`).length,
       3,
-      'without a sandbox the orphans outlive their host',
+      'without a sandbox or a pid namespace the orphans outlive their host',
     );
-    const jobs = createJobManager({ stateDir, sandbox: { mode: 'danger_full_access', roots: [root] } });
+    const jobs = createJobManager({
+      stateDir,
+      sandbox: { mode: 'danger_full_access', roots: [root], bubblewrapPath: noBubblewrap },
+    });
     t.after(() => jobs.close());
     assert.equal(jobs.reapedOrphans.length, 1);
     assert.equal(jobs.reapedOrphans[0]!.jobId, 'bash-1');

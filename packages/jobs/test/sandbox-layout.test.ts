@@ -22,6 +22,8 @@ function mounts(args: readonly string[]): string[][] {
     '--dev': 1,
     '--proc': 1,
     '--chdir': 1,
+    '--symlink': 2,
+    '--dir': 1,
   };
   for (let index = 0; index < args.length; index++) {
     const flag = args[index]!;
@@ -33,10 +35,23 @@ function mounts(args: readonly string[]): string[][] {
   return operations;
 }
 
+/** A small host view: /usr read-only, /bin a link into it, an empty /run. */
+const hostView = {
+  mounts: [
+    { kind: 'ro-bind', source: '/usr', path: '/usr' },
+    { kind: 'symlink', target: 'usr/bin', path: '/bin' },
+    { kind: 'dir', path: '/run' },
+  ],
+  hiddenFiles: [],
+  hiddenDirectories: [],
+  exposed: [],
+} as const;
+
 describe('buildBubblewrapArguments', () => {
   it('isolates every namespace, drops capabilities and dies with its parent (SB-6)', () => {
     const args = buildBubblewrapArguments({
       mode: 'read_only',
+      hostView,
       roots: ['/repo'],
       network: false,
       stateDir: '/state',
@@ -59,23 +74,33 @@ describe('buildBubblewrapArguments', () => {
     assert.equal(args.at(-1), '--');
   });
 
-  it('binds / read-only with fresh /dev, /proc and a private /tmp, and roots read-only in read_only (SB-2)', () => {
+  // The old layout bound the whole host (`--ro-bind / /`): every secret outside the roots was readable
+  // (issue 15). The host view replaces it.
+  it('shows only the host view read-only, with fresh /dev, /proc and a private /tmp, and roots read-only in read_only (SB-2, SB-9)', () => {
     const args = buildBubblewrapArguments({
       mode: 'read_only',
+      hostView,
       roots: ['/repo'],
       network: true,
       stateDir: '/state',
       cwd: '/repo/src',
     });
     assert.deepEqual(mounts(args), [
-      ['--ro-bind', '/', '/'],
+      ['--ro-bind', '/usr', '/usr'],
+      ['--symlink', 'usr/bin', '/bin'],
+      ['--dir', '/run'],
       ['--dev', '/dev'],
       ['--proc', '/proc'],
       ['--tmpfs', '/tmp'],
       ['--ro-bind', '/repo', '/repo'],
       ['--ro-bind', '/state', '/state'],
+      ['--remount-ro', '/'],
       ['--chdir', '/repo/src'],
     ]);
+    assert.ok(
+      !args.includes('/') || args[args.indexOf('/') - 1] === '--remount-ro',
+      'the host root is never bound',
+    );
     assert.ok(
       args.includes('--share-net'),
       'the layout passes network through; the manager forces it off in read_only',
@@ -85,6 +110,7 @@ describe('buildBubblewrapArguments', () => {
   it('orders workspace_write mounts: roots, pinned parents, read-only paths, secrets, state (SB-3, SB-4, SB-5, SB-7)', () => {
     const args = buildBubblewrapArguments({
       mode: 'workspace_write',
+      hostView,
       roots: ['/repo/nested', '/repo'],
       protection: {
         readOnly: ['/repo/vendor/x/.git', '/repo/.git'],
@@ -100,7 +126,7 @@ describe('buildBubblewrapArguments', () => {
       stateDir: '/state',
       cwd: '/repo',
     });
-    assert.deepEqual(mounts(args).slice(4), [
+    assert.deepEqual(mounts(args).slice(6), [
       ['--bind', '/repo', '/repo'],
       ['--bind', '/repo/nested', '/repo/nested'],
       ['--bind', '/repo/vendor', '/repo/vendor'],
@@ -112,6 +138,7 @@ describe('buildBubblewrapArguments', () => {
       ['--tmpfs', '/repo/keys'],
       ['--ro-bind', '/state', '/state'],
       ['--remount-ro', '/repo/keys'],
+      ['--remount-ro', '/'],
       ['--chdir', '/repo'],
     ]);
   });
@@ -119,17 +146,19 @@ describe('buildBubblewrapArguments', () => {
   it('binds a state directory that sits inside a hidden directory before making the cover read-only', () => {
     const args = buildBubblewrapArguments({
       mode: 'read_only',
+      hostView,
       roots: ['/repo'],
       protection: { readOnly: [], hidden: [{ path: '/repo/.toolhost', kind: 'directory' }], pinned: [] },
       network: false,
       stateDir: '/repo/.toolhost/jobs',
       cwd: '/repo',
     });
-    assert.deepEqual(mounts(args).slice(4), [
+    assert.deepEqual(mounts(args).slice(6), [
       ['--ro-bind', '/repo', '/repo'],
       ['--tmpfs', '/repo/.toolhost'],
       ['--ro-bind', '/repo/.toolhost/jobs', '/repo/.toolhost/jobs'],
       ['--remount-ro', '/repo/.toolhost'],
+      ['--remount-ro', '/'],
       ['--chdir', '/repo'],
     ]);
   });

@@ -32,6 +32,7 @@ describe('buildBashInvocation', () => {
       file: 'bash',
       args: ['--noprofile', '--norc', '-c', 'echo hi'],
       env: {},
+      shell: 'bash',
     });
     assert.equal(buildShellInvocation('bash', 'x', { bash: '/bin/bash' }).file, '/bin/bash');
   });
