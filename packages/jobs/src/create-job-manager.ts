@@ -338,12 +338,27 @@ function trackManager(killAll: () => void): () => void {
   };
 }
 
-/** The note that tells the model what the check after its command did (SB-13). */
-function describeQuarantine(entry: QuarantinedEntry): string {
+/**
+ * The note that tells the model what the check after its command did (SB-13). Paths are shown
+ * relative to the root they lie in (never the root's absolute path); the quarantine place is named
+ * for the person, since the state directory is out of the model's reach.
+ */
+function describeQuarantine(entry: QuarantinedEntry, roots: readonly string[]): string {
+  const shown = displayOf(entry.path, roots);
   if (entry.movedTo) {
-    return `the command created or changed ${entry.path}, a protected path (such as .git) that commands may not write; it was moved to ${entry.movedTo} so that no git run outside the sandbox uses it (move it back yourself only if you trust it)`;
+    return `the command created or changed ${shown}, a protected path (a repository, a hook, the host's configuration) that commands may not write; it was moved into the host's quarantine (${displayOf(entry.movedTo, roots)}) so that nothing outside the sandbox (git, the next toolhost run) acts on it; a person may move it back after checking it`;
   }
-  return `the command created or changed ${entry.path}, a protected path (such as .git) that commands may not write, and it could not be moved away (${entry.reason ?? 'error'}); delete it before running git outside the sandbox`;
+  return `the command created or changed ${shown}, a protected path that commands may not write, and it could not be moved away (${entry.reason ?? 'error'}); ask the user to delete it before running git or toolhost outside the sandbox`;
+}
+
+/** A path relative to the root that holds it (`./` for a root itself), else as it is. */
+function displayOf(target: string, roots: readonly string[]): string {
+  for (const root of roots) {
+    const rel = path.relative(root, target);
+    if (rel === '') return '.';
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  }
+  return target;
 }
 
 function diskFull(): { ok: false; error: JobError } {
@@ -816,7 +831,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
               startedAt: job.startedAt,
               endedAt: job.endedAt,
             });
-            job.notes.push(...moved.map(describeQuarantine));
+            job.notes.push(...moved.map((entry) => describeQuarantine(entry, options.sandbox.roots)));
           } catch (error) {
             job.notes.push(
               `the check for protected paths this command may have created failed (${(error as NodeJS.ErrnoException).code ?? 'error'}); look for new .git directories before running git outside the sandbox`,
