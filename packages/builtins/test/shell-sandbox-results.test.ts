@@ -50,7 +50,7 @@ describe('bash results for the sandbox and the disk', () => {
     assert.equal(!result.ok && result.error.code, 'DISK_FULL');
     assert.match(
       resultText(result),
-      /^DISK_FULL: the file system holding the job logs .* is full.*; free space/,
+      /^DISK_FULL: the file system holding the job logs .* is full.*; free disk space/,
     );
     rmSync(filler);
     // A job that fills the disk while it runs is reported the same way, with what it could write.
