@@ -180,10 +180,15 @@ describe('createCapabilityProxy', () => {
     assert.ok(result.ok, seen(result));
     const logs = readdirSync(join(stateDir, 'mcp-logs'));
     assert.equal(logs.length, 1);
-    assert.match(
-      readFileSync(join(stateDir, 'mcp-logs', logs[0]!), 'utf8'),
-      /is not JSON-RPC: Server starting/,
-    );
+    // The log is written through a stream: closing the proxy ends the server and flushes it
+    // (flaky before: the file was read while the write could still be in flight).
+    await proxy.close();
+    const log = join(stateDir, 'mcp-logs', logs[0]!);
+    const deadline = Date.now() + 30_000;
+    while (!/is not JSON-RPC: Server starting/.test(readFileSync(log, 'utf8')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.match(readFileSync(log, 'utf8'), /is not JSON-RPC: Server starting/);
   });
 
   it('times out a request without answer or progress, keeps the server usable, and lets progress extend the timeout', async (t) => {
