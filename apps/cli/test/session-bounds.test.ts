@@ -5,6 +5,7 @@ import {
   type Json,
   makeProject,
   pidsMatching,
+  serverPidsMatching,
   REPO_ROOT,
   runToolhost,
   SessionDriver,
@@ -37,7 +38,7 @@ describe('toolhost session (end of input)', () => {
         arguments: { action: 'call', capability_id: 'mcp-tool:fx/echo', arguments: { message: 'hi' } },
       });
       assert.equal(echo.status, 'ok', echo.output);
-      assert.equal(pidsMatching(marker).length, 1, 'the server runs');
+      assert.equal(serverPidsMatching(marker).length, 1, 'the server runs');
       session.child.stdin!.write(
         `${JSON.stringify({
           id: 'h1',
