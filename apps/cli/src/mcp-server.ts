@@ -138,7 +138,10 @@ export function createMcpServer(session: Session, options: McpServerOptions): Se
         });
       }, heartbeatMs);
     }
+    // A client that propagates W3C trace context sends `_meta.traceparent`: the call's trace continues it.
+    const traceparent = request.params._meta?.traceparent;
     const dispatchOptions: DispatchOptions = {
+      ...(typeof traceparent === 'string' ? { traceparent } : {}),
       signal: extra.signal,
       onProgress: (progress) => {
         toolReported = true;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ApproveCallback, AuditEvent, Host } from '@toolhost/boot';
 import { oneLine, usageError } from './cli-error.js';
+import { VERSION } from './run-cli.js';
 import type { CliIo, GlobalOptions } from './command-types.js';
 
 /** Options of {@link openHost} beyond the run policy. */
@@ -24,8 +25,24 @@ export interface OpenHostOptions {
  * host's one-line reason, which names the file and field.
  */
 export async function openHost(globals: GlobalOptions, options: OpenHostOptions = {}): Promise<Host> {
-  const { createHost, resolveUserConfigDir, USER_CONFIG_FILE_NAME } = await import('@toolhost/boot');
+  const { createHost, createToolTelemetry, resolveUserConfigDir, USER_CONFIG_FILE_NAME } = await import(
+    '@toolhost/boot'
+  );
   const userConfigDir = resolveUserConfigDir(options.io ? { env: options.io.env } : {});
+  // Traces only when the standard OTEL_EXPORTER_OTLP_* variables ask for them (nothing loads otherwise).
+  const telemetry = await createToolTelemetry({
+    ...(options.io
+      ? { env: options.io.env, warn: (message: string) => options.io?.stderr.write(`toolhost: ${message}\n`) }
+      : {}),
+    serviceVersion: VERSION,
+  });
+  const onAudit =
+    telemetry && options.onAudit
+      ? (event: AuditEvent) => {
+          telemetry.onAudit(event);
+          options.onAudit?.(event);
+        }
+      : (telemetry?.onAudit ?? options.onAudit);
   let host: Host;
   try {
     host = await createHost({
@@ -37,14 +54,26 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       userConfig: join(userConfigDir, USER_CONFIG_FILE_NAME),
       userConfigDir,
       ...(options.approve ? { approve: options.approve } : {}),
-      ...(options.onAudit ? { onAudit: options.onAudit } : {}),
+      ...(onAudit ? { onAudit } : {}),
     });
   } catch (error) {
+    await telemetry?.shutdown();
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'CONFIG_INVALID' || code === 'HOST_CONFIGURATION') {
       throw usageError(error instanceof Error ? error.message : String(error), error);
     }
     throw error;
+  }
+  if (telemetry) {
+    // The spans of the last calls are sent when the host closes.
+    const close = host.close;
+    host = {
+      ...host,
+      close: async () => {
+        await close();
+        await telemetry.shutdown();
+      },
+    };
   }
   const ignored = host.configReport.ignored;
   if (ignored.length > 0 && options.io) {

@@ -19,7 +19,7 @@ export async function dispatchBatch(
 ): Promise<BatchResult> {
   const batchId = `batch_${++context.counters.batch}`;
   context.audit.emit('batch-received', { batchId, calls: calls.length });
-  const prepared = calls.map((call) => prepareCall(context, call, batchId));
+  const prepared = calls.map((call) => prepareCall(context, call, batchId, options.traceparent));
   const finished: FinalizedCall[] = new Array(prepared.length);
   let index = 0;
   while (index < prepared.length) {

@@ -43,6 +43,11 @@ export interface DispatchOptions {
   readonly onProgress?: (progress: ToolProgress & { readonly callId: string }) => void;
   /** Who started this turn; default a person's direct turn. */
   readonly turn?: TurnOrigin;
+  /**
+   * A W3C `traceparent` of the caller (an MCP client's `_meta.traceparent`): recorded on
+   * `call-received`, so traces of the calls continue the caller's. Ignored unless well-formed.
+   */
+  readonly traceparent?: string;
 }
 
 /** The error part of a dispatch result: `message` is the model text without the code (`cause; recovery`). */

@@ -116,3 +116,4 @@ export {
   type UserConfigDirOptions,
   writeProjectTrust,
 } from './user-config.js';
+export { createToolTelemetry, type ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';

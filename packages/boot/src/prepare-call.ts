@@ -34,6 +34,8 @@ export type PreparedCall = FailedCall | ReadyCall;
 const SHELL_SYNONYMS = new Set(['shell', 'powershell', 'bash', 'pwsh']);
 const CAPABILITY_ID = /^(tool|mcp-tool|mcp-server|session):|^mcp\//;
 const TOOL_CAPABILITY = /^\s*tool:(.+?)\s*$/;
+/** A W3C trace context `traceparent` (version 00 and later): version, trace id, parent id, flags. */
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** A name as the model sent it, bounded to 128 characters for messages and the audit log. */
 export function boundedName(name: unknown): string {
@@ -69,12 +71,18 @@ export function prepareCall(
   context: PipelineContext,
   call: ToolCall,
   batchId: string | undefined,
+  traceparent?: string,
 ): PreparedCall {
   const startedAt = performance.now();
   const { audit, registry } = context;
   const callId = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${++context.counters.call}`;
   const name = typeof call.name === 'string' ? call.name : '';
-  audit.emit('call-received', { callId, ...(batchId ? { batchId } : {}), calledName: boundedName(name) });
+  audit.emit('call-received', {
+    callId,
+    ...(batchId ? { batchId } : {}),
+    calledName: boundedName(name),
+    ...(traceparent !== undefined && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
+  });
   const fail = (error: ToolhostError, toolName: string | null): FailedCall => {
     audit.emit(toolName === null ? 'call-resolved' : 'call-validated', {
       callId,
