@@ -412,7 +412,14 @@ export function createSandbox(
     }
   }
   let tmpDir: string | undefined;
-  /** The manager's private /tmp, created on first use (SB-16). */
+  /**
+   * The manager's private /tmp, created on first use (SB-16). Commands control what it holds between
+   * their runs, and bubblewrap follows links in mount destinations, so no destination may lie in it
+   * unless every command of the manager has it mounted: the layout's destinations under /tmp (a root,
+   * the state directory, a readable or writable root below the host's /tmp) are the same for every
+   * command of a manager (the host view is planned once), so each is a mount point, which cannot be
+   * renamed or replaced, in every sandbox that could reach it.
+   */
   const ensureTmp = (): string => {
     if (tmpDir && existsSync(tmpDir)) return tmpDir;
     const parent = path.join(stateDir, 'tmp');
