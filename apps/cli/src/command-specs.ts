@@ -66,6 +66,13 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   help: { type: 'boolean', short: 'h', description: 'show this help' },
 };
 
+/** `--network`: shell commands get the host's network in `workspace_write` (the config's `sandbox.network`). */
+const networkOption: OptionSpec = {
+  type: 'boolean',
+  description:
+    "give shell commands the host's network in workspace_write (never in read_only; default: the configuration's sandbox.network, else off)",
+};
+
 const dialectOption: OptionSpec = {
   type: 'string',
   valueName: 'DIALECT',
@@ -113,7 +120,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Resolves, validates, checks and runs one call, then prints exactly what the model would see. ' +
       'JSON is the arguments object (default {}). Exit code 1 when the call fails. --json prints the ' +
       'result as a session line. On a terminal, calls that need approval ask you.',
-    options: { json: { type: 'boolean', description: 'print the result as a session line' } },
+    options: {
+      json: { type: 'boolean', description: 'print the result as a session line' },
+      network: networkOption,
+    },
     positionals: { min: 1, max: 2, names: 'NAME [JSON]' },
     load: () => import('./commands/call-command.js').then((module) => module.callCommand),
   },
@@ -144,6 +154,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         valueName: 'MS',
         description: 'how long calls may still run after the end of input (default: 10000)',
       },
+      network: networkOption,
     },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/session-command.js').then((module) => module.sessionCommand),
@@ -166,6 +177,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         description:
           'with --http, also accept requests from this loopback origin (http://localhost:5173; repeatable)',
       },
+      network: networkOption,
     },
     positionals: { min: 0, max: 0, names: '' },
     load: () => import('./commands/serve-command.js').then((module) => module.serveCommand),
@@ -200,6 +212,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'max-rounds': { type: 'string', valueName: 'N', description: 'stop after N model rounds (default 40)' },
       transcript: { type: 'string', valueName: 'FILE', description: 'write the JSONL transcript here' },
       json: { type: 'boolean', description: 'print events as JSON Lines on stdout' },
+      network: networkOption,
     },
     positionals: { min: 0, max: 1, names: '[TASK]' },
     load: () => import('./commands/run-command.js').then((module) => module.runCommand),

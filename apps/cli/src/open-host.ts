@@ -14,6 +14,8 @@ export interface OpenHostOptions {
    * environment, and what an untrusted project configuration did not get is said on its stderr.
    */
   readonly io?: Pick<CliIo, 'env' | 'stderr'>;
+  /** `--network`: the host's network for shell commands in `workspace_write` (false: the configuration decides). */
+  readonly network?: boolean;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       userConfigDir,
       ...(options.approve ? { approve: options.approve } : {}),
       ...(onAudit ? { onAudit } : {}),
+      ...(options.network === true ? { network: true } : {}),
     });
   } catch (error) {
     await telemetry?.shutdown();

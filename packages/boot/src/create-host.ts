@@ -169,8 +169,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       roots: pathPolicy.roots,
       protectedPaths: pathPolicy.protectedPatterns,
       secretPaths: pathPolicy.secretPatterns,
-      network: options.network === true,
+      network: settings.shellSandbox.network,
       caseSensitive: pathPolicy.caseSensitive,
+      writableRoots: settings.shellSandbox.writableRoots,
+      readableRoots: settings.shellSandbox.readableRoots,
+      maxPlanEntries: settings.shellSandbox.maxPlanEntries,
+      // One private /tmp per session, kept across its commands and removed when it closes.
+      persistentTmp: true,
     };
     reapCrashedSessionJobs(stateDir, jobSandbox);
     // The sandbox options are checked once here, so a session never fails on them later.
@@ -302,6 +307,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           rules: settings.rules,
           pathPolicy,
           jobSandbox,
+          jobEnvironment: settings.shellSandbox.environment,
           approve: options.approve,
           approvalTimeoutMs: settings.approvalTimeoutMs,
           audit,

@@ -13,7 +13,12 @@ import {
   type ToolAnnotations,
   type ToolRegistry,
 } from '@toolhost/contracts';
-import { createJobManager, type JobManager, type SandboxOptions } from '@toolhost/jobs';
+import {
+  createJobManager,
+  type JobEnvironmentOptions,
+  type JobManager,
+  type SandboxOptions,
+} from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
@@ -53,6 +58,8 @@ export interface SessionHost {
   readonly pathPolicy: PathPolicyPort;
   /** The OS sandbox of the session's jobs, except its mode (the session's own). */
   readonly jobSandbox: Omit<SandboxOptions, 'mode'>;
+  /** Which host variables the session's commands see (the configuration's `shellEnvironment`). */
+  readonly jobEnvironment?: JobEnvironmentOptions;
   readonly approve: ApproveCallback | undefined;
   readonly approvalTimeoutMs: number;
   /** The host's audit sink; the session adds its id to every event. */
@@ -176,6 +183,7 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     }
     const jobs = createJobManager({
       sandbox: { ...host.jobSandbox, mode: policy.sandbox },
+      ...(host.jobEnvironment ? { environment: host.jobEnvironment } : {}),
       ...(start.persist ? { stateDir: join(dir, 'jobs') } : {}),
     });
     disposers.push(() => jobs.close());

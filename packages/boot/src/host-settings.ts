@@ -19,6 +19,7 @@ import {
 } from './parse-host-config.js';
 import { createPermissionRules, type PermissionRules } from './permission-rules.js';
 import { type ConfigLayerReport, type IgnoredSetting, resolveHostConfig } from './resolve-host-config.js';
+import { resolveShellSandbox, type ShellSandboxSettings } from './sandbox-config.js';
 import type { HostPlatform } from './select-surface.js';
 import type { HostSnapshot } from './session-snapshot.js';
 import { resolveUserConfigDir } from './user-config.js';
@@ -78,7 +79,10 @@ export interface HostOptions {
    * `CONFIG_INVALID`.
    */
   readonly restore?: HostSnapshot;
-  /** Let shell commands reach the network in a `workspace_write` run (never in `read_only`). Default false. */
+  /**
+   * Let shell commands reach the network in a `workspace_write` run (never in `read_only`). Default
+   * the configuration's `sandbox.network`, else false.
+   */
   readonly network?: boolean;
   /**
    * How long session directories are kept after their last activity and how much disk they may use
@@ -115,6 +119,8 @@ export interface HostSettings {
   readonly stateDir: string;
   readonly rules: PermissionRules;
   readonly pathPolicy: PathPolicy;
+  /** The shell sandbox's network, extra roots, plan limit and environment, checked against the path policy. */
+  readonly shellSandbox: ShellSandboxSettings;
 }
 
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
@@ -238,6 +244,17 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
     throw configError('allowedRoots', error instanceof Error ? error.message : String(error), error);
   }
   const root = pathPolicy.roots[0] ?? rootInput;
+  if (options.network !== undefined && typeof options.network !== 'boolean') {
+    throw configError('network', 'expected true or false');
+  }
+  const shellSandbox = resolveShellSandbox({
+    sandbox: config.sandbox,
+    shellEnvironment: config.shellEnvironment,
+    network: options.network,
+    pathPolicy,
+    stateDir,
+    userConfigDir,
+  });
   return {
     rootInput,
     root,
@@ -252,6 +269,7 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
     stateDir,
     rules,
     pathPolicy,
+    shellSandbox,
   };
 }
 

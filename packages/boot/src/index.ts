@@ -81,6 +81,19 @@ export {
 } from './resolve-host-config.js';
 export { ABORT_GRACE_MS, type RunToolOptions, type RunToolOutcome, runTool } from './run-tool.js';
 export {
+  DEFAULT_MAX_PLAN_ENTRIES,
+  MAX_PLAN_ENTRIES_LIMIT,
+  parseSandboxConfig,
+  parseShellEnvironment,
+  type ResolveShellSandboxOptions,
+  resolveShellSandbox,
+  type SandboxConfig,
+  type SandboxConfigInput,
+  type ShellEnvironmentConfig,
+  type ShellEnvironmentConfigInput,
+  type ShellSandboxSettings,
+} from './sandbox-config.js';
+export {
   type HostPlatform,
   LEAN_SURFACE_TOOLS,
   type SelectSurfaceOptions,

@@ -3,6 +3,16 @@ import { type McpServerConfig, parseMcpServers } from '@toolhost/capability-prox
 import { err, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { parsePermissionRule } from './permission-rules.js';
+import {
+  EMPTY_SANDBOX_CONFIG,
+  EMPTY_SHELL_ENVIRONMENT,
+  parseSandboxConfig,
+  parseShellEnvironment,
+  type SandboxConfig,
+  type SandboxConfigInput,
+  type ShellEnvironmentConfig,
+  type ShellEnvironmentConfigInput,
+} from './sandbox-config.js';
 
 /** The name of the configuration file looked up in the root. */
 export const CONFIG_FILE_NAME = 'toolhost.config.json';
@@ -55,6 +65,10 @@ export interface HostConfig {
   readonly clientInjectedKeys?: readonly string[];
   /** web_fetch's address guard exceptions; default none. */
   readonly webFetch: WebFetchConfig;
+  /** The shell's OS sandbox: network, writable and readable roots, the plan limit (`sandbox-config.ts`). */
+  readonly sandbox: SandboxConfig;
+  /** Which host variables shell commands see (`sandbox-config.ts`). */
+  readonly shellEnvironment: ShellEnvironmentConfig;
 }
 
 /** The configuration as written (every field optional), for passing one in code. */
@@ -73,6 +87,8 @@ export interface HostConfigInput {
   readonly audit?: boolean | string;
   readonly clientInjectedKeys?: readonly string[];
   readonly webFetch?: { readonly allowHosts?: readonly string[]; readonly allowPrivateNetwork?: boolean };
+  readonly sandbox?: SandboxConfigInput;
+  readonly shellEnvironment?: ShellEnvironmentConfigInput;
 }
 
 /** An empty configuration (what a missing default file means). */
@@ -84,6 +100,8 @@ export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
   allowedRoots: [],
   defaults: {},
   webFetch: { allowHosts: [], allowPrivateNetwork: false },
+  sandbox: EMPTY_SANDBOX_CONFIG,
+  shellEnvironment: EMPTY_SHELL_ENVIRONMENT,
 });
 
 const TOP_LEVEL = new Set([
@@ -97,6 +115,8 @@ const TOP_LEVEL = new Set([
   'audit',
   'clientInjectedKeys',
   'webFetch',
+  'sandbox',
+  'shellEnvironment',
 ]);
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
@@ -250,6 +270,10 @@ export function parseHostConfig(
   }
   const webFetch = parseWebFetch(value.webFetch, source);
   if (!webFetch.ok) return webFetch;
+  const sandbox = parseSandboxConfig(value.sandbox, source);
+  if (!sandbox.ok) return sandbox;
+  const shellEnvironment = parseShellEnvironment(value.shellEnvironment, source);
+  if (!shellEnvironment.ok) return shellEnvironment;
   return ok({
     mcpServers: servers,
     permissions,
@@ -258,6 +282,8 @@ export function parseHostConfig(
     ...(audit === undefined ? {} : { audit }),
     ...(clientInjectedKeys === undefined ? {} : { clientInjectedKeys }),
     webFetch: webFetch.value,
+    sandbox: sandbox.value,
+    shellEnvironment: shellEnvironment.value,
   });
 }
 

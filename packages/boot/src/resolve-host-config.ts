@@ -11,6 +11,7 @@ import {
   parseConfigText,
   parseHostConfig,
 } from './parse-host-config.js';
+import { mergeShellSettingsTrusted, mergeShellSettingsUntrusted } from './sandbox-config.js';
 import { configDigest, isProjectConfigTrusted, resolveUserConfigDir } from './user-config.js';
 
 /** Where a configuration layer came from, and whether what it widens counts. */
@@ -174,7 +175,9 @@ function wider<T>(order: readonly T[], candidate: T, ceiling: T): boolean {
  * other layers grant. Dropped, each listed in `ignored`: `defaults.sandbox` / `defaults.approval` wider
  * than the built-in defaults (`read_only`, `on_request`) or the user's, `allowedRoots`, `permissions.allow`,
  * `!` exceptions in `protectedPaths` / `secretPaths`, an `audit` path, a server that replaces one of the
- * user's, `trusted` on its servers and `webFetch` exceptions. Its other servers stay listed, but connecting one asks a person
+ * user's, `trusted` on its servers, `webFetch` exceptions, and the shell settings that widen
+ * (`sandbox.network: true`, writable and readable roots, a higher `sandbox.maxPlanEntries`,
+ * `shellEnvironment.include`, a wider `inherit`, `set`). Its other servers stay listed, but connecting one asks a person
  * (`untrustedServers`). Narrowing settings (deny and ask rules, more protected and secret patterns,
  * a stricter default) apply.
  */
@@ -246,6 +249,7 @@ function mergeTrusted(base: HostConfig, next: HostConfig, root: string): HostCon
       allowPrivateNetwork: base.webFetch.allowPrivateNetwork || next.webFetch.allowPrivateNetwork,
     },
     ...mergedKeys(base, next),
+    ...mergeShellSettingsTrusted(base, next, root),
     ...(next.audit !== undefined
       ? { audit: next.audit }
       : base.audit !== undefined
@@ -356,6 +360,8 @@ function mergeUntrusted(
     webFetch: base.webFetch,
     // Ignoring undeclared keys a client adds widens nothing: a declared property is never dropped.
     ...mergedKeys(base, next),
+    // The shell's network, extra roots and environment widen; exclusions and lower limits narrow.
+    ...mergeShellSettingsUntrusted(base, next, ignored),
     ...(audit === undefined ? {} : { audit }),
   };
 }

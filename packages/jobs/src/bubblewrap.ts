@@ -27,6 +27,11 @@ export interface BubblewrapLayout {
   readonly cwd: string;
   /** A descriptor bubblewrap writes its info JSON to (`--info-fd`), if any. */
   readonly infoFd?: number;
+  /**
+   * A host directory bound (writable) as `/tmp`, kept across commands (SB-16). Default: a new, empty
+   * tmpfs for this command.
+   */
+  readonly tmpDir?: string;
 }
 
 /**
@@ -39,8 +44,8 @@ export interface BubblewrapLayout {
  *   The pid namespace also means that when the command exits, or the sandbox is killed, the kernel
  *   kills every process left inside it, including those that called `setsid`.
  * - Mounts: an empty root that ends up read-only; the host view (system directories read-only, an
- *   empty home directory with its toolchains, the readable roots); a fresh `/dev` and `/proc`; a
- *   private, empty `/tmp`; the roots (read-only or writable); in `workspace_write` the pinned
+ *   empty home directory with its toolchains, the readable roots, the writable roots); a fresh `/dev`
+ *   and `/proc`; a private `/tmp` (empty, or the manager's own); the roots (read-only or writable); in `workspace_write` the pinned
  *   directories bound onto themselves and the protected paths and placeholders re-bound read-only;
  *   in both modes secret files and credential stores covered by an empty file and secret directories
  *   by an empty read-only tmpfs; `/dev/null` over every visible socket outside the roots; readable
@@ -58,12 +63,17 @@ export function buildBubblewrapArguments(layout: BubblewrapLayout): string[] {
   ];
   if (layout.network) args.push('--share-net');
   if (layout.infoFd !== undefined) args.push('--info-fd', String(layout.infoFd));
+  // /tmp first: a readable or writable root (or the home directory) under the host's /tmp is bound
+  // on top of it, not hidden by it.
+  if (layout.tmpDir !== undefined) args.push('--bind', layout.tmpDir, '/tmp');
+  else args.push('--tmpfs', '/tmp');
   for (const mount of layout.hostView.mounts) {
     if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.path);
     else if (mount.kind === 'dir') args.push('--dir', mount.path);
+    else if (mount.kind === 'bind') args.push('--bind', mount.source, mount.path);
     else args.push('--ro-bind', mount.source, mount.path);
   }
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  args.push('--dev', '/dev', '--proc', '/proc');
   const roots = [...new Set(layout.roots)].sort(byDepth);
   const bindRoot = layout.mode === 'workspace_write' ? '--bind' : '--ro-bind';
   for (const root of roots) args.push(bindRoot, root, root);

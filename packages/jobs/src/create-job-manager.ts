@@ -421,8 +421,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   const realStateDir = realpathSync.native(stateDir);
   const logsDir = path.join(realStateDir, 'logs');
   mkdirSync(logsDir, { recursive: true, mode: 0o700 });
-  const sandbox: Sandbox = createSandbox(options.sandbox, realStateDir);
   const registry = new JobRegistry(realStateDir);
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox(options.sandbox, realStateDir, registry.logPrefix);
+  } catch (error) {
+    if (ownsStateDir) rmSync(realStateDir, { recursive: true, force: true });
+    throw error;
+  }
   const reapedOrphans = registry.reapOrphans(removePlaceholder);
   const hostEnvironment = options.hostEnvironment ?? process.env;
 

@@ -152,6 +152,7 @@ export const SYSTEM_SECRET_PATHS: readonly string[] = Object.freeze([
 export type HostViewMount =
   | { readonly kind: 'symlink'; readonly target: string; readonly path: string }
   | { readonly kind: 'ro-bind'; readonly source: string; readonly path: string }
+  | { readonly kind: 'bind'; readonly source: string; readonly path: string }
   | { readonly kind: 'dir'; readonly path: string };
 
 /** Options of {@link planHostView}. */
@@ -162,6 +163,14 @@ export interface HostViewOptions {
   readonly readableRoots: readonly string[];
   /** Real paths of the roots (shown by the caller; credential stores inside them are hidden too). */
   readonly roots: readonly string[];
+  /**
+   * Real directories the user made writable (`writableRoots`): bound writable when `writable` is
+   * set (`workspace_write`), read-only otherwise. Unlike readable roots they expose nothing on
+   * purpose: credential stores inside them stay covered. Default `[]`.
+   */
+  readonly writableRoots?: readonly string[];
+  /** Bind the writable roots writable. Default false. */
+  readonly writable?: boolean;
   /** The file system root to read the host from. Default `/` (tests only). */
   readonly hostRoot?: string;
 }
@@ -199,6 +208,10 @@ function lstatOrUndefined(target: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+function depthOf(target: string): number {
+  return target.split('/').length;
 }
 
 function kindOf(target: string): 'directory' | 'file' | undefined {
@@ -289,12 +302,23 @@ export function planHostView(options: HostViewOptions): HostView {
     }
   }
   const exposed: string[] = [];
+  // Readable and writable roots are bound shallowest first, so one inside another wins where it lies
+  // (a writable cache inside a readable tree stays writable); at the same path the writable one wins.
+  const extra: Array<{ path: string; writable: boolean }> = [];
   for (const readable of options.readableRoots) {
-    const stats = lstatOrUndefined(readable);
-    if (!stats) continue;
-    mounts.push({ kind: 'ro-bind', source: readable, path: readable });
-    visibleTrees.push(readable);
+    if (!lstatOrUndefined(readable)) continue;
+    extra.push({ path: readable, writable: false });
     exposed.push(readable);
+  }
+  for (const writable of options.writableRoots ?? []) {
+    if (kindOf(writable) !== 'directory') continue;
+    extra.push({ path: writable, writable: true });
+  }
+  extra.sort((a, b) => depthOf(a.path) - depthOf(b.path) || Number(a.writable) - Number(b.writable));
+  for (const entry of extra) {
+    const kind = entry.writable && options.writable === true ? 'bind' : 'ro-bind';
+    mounts.push({ kind, source: entry.path, path: entry.path });
+    if (!visibleTrees.includes(entry.path)) visibleTrees.push(entry.path);
   }
 
   const hiddenFiles = new Set<string>();

@@ -29,6 +29,7 @@ export {
 export {
   createJobEnvironment,
   ENVIRONMENT_ALLOWLIST,
+  type EnvironmentInheritance,
   FORCED_ENVIRONMENT,
   type JobEnvironmentOptions,
   SECRET_NAME_PATTERN,

@@ -1,11 +1,25 @@
-/** Which host variables a job sees, besides the fixed allowlist. */
+/**
+ * Which host variables a job starts from (requirement JOB-ENV-4): `core` (default) the fixed
+ * allowlist ({@link ENVIRONMENT_ALLOWLIST}, `LC_*`, `XDG_*`); `all` every host variable whose name
+ * does not look like a secret; `none` nothing of the host's.
+ */
+export type EnvironmentInheritance = 'core' | 'all' | 'none';
+
+/** Which host variables a job sees, besides what `inherit` gives it. */
 export interface JobEnvironmentOptions {
+  /** Where the job's environment starts from. Default `core`. */
+  readonly inherit?: EnvironmentInheritance;
   /**
    * Host variables to pass through: exact names, or prefixes ending in `*` (`NPM_CONFIG_*`). A name
-   * that looks like a secret passes only when listed exactly, never through a prefix.
+   * that looks like a secret passes only when listed exactly, never through a prefix or `inherit`.
    */
   readonly pass?: readonly string[];
-  /** Variables to set (they win over everything but the job's own marker). */
+  /**
+   * Host variables never passed, whatever `inherit` and `pass` say: exact names or prefixes ending
+   * in `*`. Applies to host variables only (not to the forced settings, nor to `set`).
+   */
+  readonly exclude?: readonly string[];
+  /** Variables to set (they win over everything but the sandbox's own variables and the job's marker). */
   readonly set?: Readonly<Record<string, string>>;
 }
 
@@ -72,31 +86,47 @@ export const FORCED_ENVIRONMENT: Readonly<Record<string, string>> = Object.freez
 
 const UTF8 = /utf-?8/i;
 
+/** Exact names and `*`-terminated prefixes of a name list. */
+function nameMatcher(entries: readonly string[]): { exact: Set<string>; prefixes: string[] } {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const entry of entries) {
+    if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1));
+    else exact.add(entry);
+  }
+  return { exact, prefixes };
+}
+
 /**
- * Builds a job's environment from the host's: the allowlist, configured names, forced CI settings and
- * a UTF-8 locale (the host's when it is UTF-8, else `C.UTF-8`). Nothing else of the host's
- * environment reaches the job, so `OPENAI_API_KEY` and friends stay in the host.
+ * Builds a job's environment from the host's: what `inherit` gives (default the allowlist), the
+ * configured names, minus the excluded ones, then the forced CI settings, a UTF-8 locale (the host's
+ * when it is UTF-8, else `C.UTF-8`) and `set`. A host variable whose name looks like a secret
+ * ({@link SECRET_NAME_PATTERN}) reaches the job only when `pass` names it exactly, so
+ * `OPENAI_API_KEY` and friends stay in the host whatever `inherit` says.
  */
 export function createJobEnvironment(
   host: NodeJS.ProcessEnv,
   options: JobEnvironmentOptions = {},
 ): Record<string, string> {
   const environment: Record<string, string> = {};
-  const exact = new Set<string>();
-  const prefixes: string[] = [...ALLOWED_PREFIXES];
-  for (const entry of options.pass ?? []) {
-    if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1));
-    else exact.add(entry);
+  const inherit = options.inherit ?? 'core';
+  if (inherit !== 'core' && inherit !== 'all' && inherit !== 'none') {
+    throw new TypeError('jobs: environment.inherit must be core, all or none');
   }
-  const allowlist = new Set(ENVIRONMENT_ALLOWLIST);
+  const passed = nameMatcher(options.pass ?? []);
+  const excluded = nameMatcher(options.exclude ?? []);
+  const prefixes = inherit === 'core' ? [...ALLOWED_PREFIXES, ...passed.prefixes] : passed.prefixes;
+  const allowlist = new Set(inherit === 'core' ? ENVIRONMENT_ALLOWLIST : []);
   for (const [name, value] of Object.entries(host)) {
     if (value === undefined) continue;
-    if (exact.has(name)) {
+    if (excluded.exact.has(name) || excluded.prefixes.some((prefix) => name.startsWith(prefix))) continue;
+    if (passed.exact.has(name)) {
       environment[name] = value;
       continue;
     }
     if (SECRET_NAME_PATTERN.test(name)) continue;
-    if (allowlist.has(name) || prefixes.some((prefix) => name.startsWith(prefix))) environment[name] = value;
+    if (inherit === 'all' || allowlist.has(name) || prefixes.some((prefix) => name.startsWith(prefix)))
+      environment[name] = value;
   }
   Object.assign(environment, FORCED_ENVIRONMENT);
   // Keep the user's UTF-8 locale; otherwise force one, and drop non-UTF-8 overrides that would win.

@@ -7,6 +7,7 @@ import {
   readProcessStartTime,
 } from './process-table.js';
 import { collectJobProcesses, JOB_MARKER_VARIABLE } from './process-tree.js';
+import { removeTree } from './remove-tree.js';
 
 /** One live job as the registry records it on disk. */
 export interface RegistryJobEntry {
@@ -145,6 +146,25 @@ export class JobRegistry {
     rmSync(path.join(this.#directory, `${this.#hostKey()}.job.${jobId}.json`), { force: true });
   }
 
+  /**
+   * Removes the private `/tmp` directories of a dead host (`<stateDir>/tmp/<logPrefix>.*`, SB-16). The
+   * place is derived from this registry's own state directory and the entry's checked prefix, never
+   * taken from the file, so a forged entry can remove nothing else.
+   */
+  #removeHostTmp(entry: RegistryHostEntry): void {
+    if (typeof entry.logPrefix !== 'string' || !/^h[0-9A-Za-z_-]+$/.test(entry.logPrefix)) return;
+    const parent = path.join(path.dirname(this.#directory), 'tmp');
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith(`${entry.logPrefix}.`)) removeTree(path.join(parent, name));
+    }
+  }
+
   /** Records the placeholders this host currently owns (replacing the previous list). */
   recordPlaceholders(placeholders: readonly PlaceholderRecord[]): void {
     if (!this.#host) return;
@@ -224,6 +244,7 @@ export class JobRegistry {
           if (!liveOthers.has(placeholder.path)) removePlaceholder(placeholder);
       } else if ('logPrefix' in entry) {
         removeHostLogs(entry);
+        this.#removeHostTmp(entry);
       } else {
         const identity = readProcessIdentity(entry.pid);
         // The same start time and either the same command line or the job's marker (a shell may have

@@ -24,11 +24,19 @@ import {
   probeBubblewrap,
 } from './bubblewrap.js';
 import { containCommand, resolveExecutable } from './containment.js';
-import { type HostView, listVisibleSockets, planHostView } from './host-view.js';
+import {
+  HOME_CREDENTIAL_PATHS,
+  type HostView,
+  listVisibleSockets,
+  planHostView,
+  SYSTEM_SECRET_PATHS,
+} from './host-view.js';
 import { closingDescriptors, closingScript, listInheritedDescriptors } from './inherited-descriptors.js';
 import type { JobError } from './job-error.js';
 import type { PlaceholderRecord } from './job-registry.js';
 import { type EntryIdentity, ProtectedPathIndex } from './protected-path-index.js';
+import { ALWAYS_PROTECTED_NAMES } from './protected-paths.js';
+import { removeTree } from './remove-tree.js';
 import { buildSeatbeltProfile } from './seatbelt.js';
 import type { ShellInvocation } from './shell-invocation.js';
 
@@ -79,6 +87,23 @@ export interface SandboxOptions {
    * entered). Past it, commands are refused with `SANDBOX_PLAN_INCOMPLETE` (SB-12). Default 200 000.
    */
   readonly maxPlanEntries?: number;
+  /**
+   * Absolute paths of directories outside the roots that commands may write in `workspace_write`
+   * (shown read-only in `read_only`), such as a build cache (requirement SB-15). Not walked for
+   * protected or secret patterns (caches are large): only their own `.git` and `.toolhost` are bound
+   * read-only, and credential stores inside them stay covered. Refused with a `TypeError`: `/`, the
+   * home directory or a directory above it, one that contains a root, and one inside a credential
+   * store or a system secret. One inside a root is left out (the root is writable already), and so
+   * is one that does not exist. Default `[]`.
+   */
+  readonly writableRoots?: readonly string[];
+  /**
+   * One private `/tmp` for all of the manager's commands (requirement SB-16): a directory of mode
+   * 0700 under the state directory, bound as `/tmp` (on macOS: `TMPDIR`) for every command, kept
+   * across them and removed by `close()` (or, after a crash, by the next manager over the same state
+   * directory). Default false: every command gets a new, empty `/tmp`.
+   */
+  readonly persistentTmp?: boolean;
 }
 
 /** A command wrapped for its sandbox, ready to spawn. */
@@ -164,7 +189,12 @@ export interface Sandbox {
   refreshSoon(): void;
   /** Placeholders this manager created and still owns. */
   placeholders(): readonly PlaceholderRecord[];
-  /** Removes this manager's placeholders (those still empty and not used by another live host). */
+  /** The manager's private `/tmp` on the host, once a command has used it (`persistentTmp`). */
+  tmpDirectory(): string | undefined;
+  /**
+   * Removes this manager's placeholders (those still empty and not used by another live host) and its
+   * private `/tmp`.
+   */
   dispose(inUseByOthers: ReadonlySet<string>): void;
 }
 
@@ -222,10 +252,16 @@ export function normalizeSandboxOptions(options: SandboxOptions): Required<
   } catch {
     home = undefined;
   }
+  const writableRoots = normalizeWritableRoots(options.writableRoots, roots, home);
+  if (options.persistentTmp !== undefined && typeof options.persistentTmp !== 'boolean') {
+    throw new TypeError('jobs: sandbox.persistentTmp must be true or false');
+  }
   return {
     mode: options.mode,
     roots: [...new Set(roots)],
     readableRoots,
+    writableRoots,
+    persistentTmp: options.persistentTmp === true,
     home,
     maxPlanEntries,
     protectedPaths: [...(options.protectedPaths ?? [])],
@@ -235,6 +271,60 @@ export function normalizeSandboxOptions(options: SandboxOptions): Required<
     bubblewrapPath: options.bubblewrapPath,
     caseSensitive: options.caseSensitive ?? !(platform === 'darwin' || platform === 'win32'),
   };
+}
+
+/**
+ * Checks the writable roots (SB-15) and returns their real paths: each must be an absolute path; one
+ * that does not exist, is not a directory or lies inside a root is left out. Refused with a
+ * `TypeError` naming the entry (never its value): `/`, the home directory or a directory above it
+ * (its dotfiles run outside the sandbox), a directory containing a root (it would expose the root's
+ * protected paths to renames and replacement), and anything inside a credential store or a system
+ * secret.
+ */
+function normalizeWritableRoots(
+  entries: readonly string[] | undefined,
+  roots: readonly string[],
+  home: string | undefined,
+): string[] {
+  if (entries === undefined) return [];
+  if (!Array.isArray(entries))
+    throw new TypeError('jobs: sandbox.writableRoots must be an array of absolute paths');
+  const result: string[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const field = `sandbox.writableRoots[${index}]`;
+    if (typeof entry !== 'string' || !path.isAbsolute(entry) || entry.includes('\u0000')) {
+      throw new TypeError(`jobs: ${field} must be an absolute path`);
+    }
+    let real: string;
+    try {
+      real = realpathSync.native(entry);
+      if (!statSync(real).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    if (real === '/')
+      throw new TypeError(`jobs: ${field} is the file system root, which may never be writable`);
+    if (home !== undefined && isInside(real, home)) {
+      throw new TypeError(
+        `jobs: ${field} is the home directory or contains it; its startup files and credential stores must stay read-only (name a directory inside it, such as a cache)`,
+      );
+    }
+    if (roots.some((root) => isInside(real, root))) {
+      throw new TypeError(
+        `jobs: ${field} contains a root, whose protected paths (.git, .toolhost) it would expose; it is writable already`,
+      );
+    }
+    const secrets = [
+      ...(home === undefined ? [] : HOME_CREDENTIAL_PATHS.map((relative) => path.join(home, relative))),
+      ...SYSTEM_SECRET_PATHS,
+    ];
+    if (secrets.some((secret) => isInside(secret, real))) {
+      throw new TypeError(`jobs: ${field} lies inside a credential store or a system secret`);
+    }
+    if (roots.some((root) => isInside(root, real))) continue;
+    if (!result.includes(real)) result.push(real);
+  }
+  return result;
 }
 
 function unavailable(message: string): { ok: false; error: JobError } {
@@ -282,6 +372,14 @@ function changedSince(target: string, since: number): boolean {
   return false;
 }
 
+function lstatOrUndefined(target: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
 function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -292,7 +390,12 @@ function isInside(parent: string, child: string): boolean {
  * bound read-only into the sandbox, and protected entries a job left behind are moved into its
  * `quarantine` directory.
  */
-export function createSandbox(options: SandboxOptions, stateDir: string): Sandbox {
+export function createSandbox(
+  options: SandboxOptions,
+  stateDir: string,
+  /** Names this manager's private `/tmp` (`<stateDir>/tmp/<prefix>.<random>`), so a crash's is found. */
+  tmpPrefix = 'host',
+): Sandbox {
   const settings = normalizeSandboxOptions(options);
   const owned = new Map<string, PlaceholderRecord>();
   const writable = settings.mode === 'workspace_write';
@@ -300,6 +403,30 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
   const readableRoots = settings.readableRoots.filter(
     (entry) => !settings.roots.some((root) => isInside(root, entry)),
   );
+  // The state directory holds the logs and the registry: never writable by a command.
+  for (const [index, entry] of settings.writableRoots.entries()) {
+    if (isInside(entry, stateDir) || isInside(stateDir, entry)) {
+      throw new TypeError(
+        `jobs: sandbox.writableRoots[${index}] contains the state directory or lies inside it, which commands may never write`,
+      );
+    }
+  }
+  let tmpDir: string | undefined;
+  /**
+   * The manager's private /tmp, created on first use (SB-16). Commands control what it holds between
+   * their runs, and bubblewrap follows links in mount destinations, so no destination may lie in it
+   * unless every command of the manager has it mounted: the layout's destinations under /tmp (a root,
+   * the state directory, a readable or writable root below the host's /tmp) are the same for every
+   * command of a manager (the host view is planned once), so each is a mount point, which cannot be
+   * renamed or replaced, in every sandbox that could reach it.
+   */
+  const ensureTmp = (): string => {
+    if (tmpDir && existsSync(tmpDir)) return tmpDir;
+    const parent = path.join(stateDir, 'tmp');
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    tmpDir = realpathSync.native(mkdtempSync(path.join(parent, `${tmpPrefix}.`)));
+    return tmpDir;
+  };
   let emptyFile: string | undefined;
   let hostView: HostView | undefined;
   let index: ProtectedPathIndex | undefined;
@@ -361,7 +488,13 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     if (!executable) return unavailable('bubblewrap (bwrap) is not installed');
     const probe = await probeBubblewrap(executable);
     if (!probe.ok) return unavailable(probe.reason);
-    hostView ??= planHostView({ home: settings.home, readableRoots, roots: settings.roots });
+    hostView ??= planHostView({
+      home: settings.home,
+      readableRoots,
+      roots: settings.roots,
+      writableRoots: settings.writableRoots,
+      writable,
+    });
     const visible = [...settings.roots, ...hostView.visibleTrees, stateDir];
     if (!visible.some((tree) => isInside(tree, cwd))) {
       return {
@@ -388,6 +521,15 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       : [];
     const needsEmptyFile =
       plan.hidden.some((secret) => secret.kind === 'file') || hostView.hiddenFiles.length > 0;
+    // A writable root's own .git and .toolhost stay read-only (SB-15); deeper ones are not searched.
+    const writableRootGuards = writable
+      ? settings.writableRoots.flatMap((entry) =>
+          ALWAYS_PROTECTED_NAMES.map((name) => path.join(entry, name)).filter((target) => {
+            const stats = lstatOrUndefined(target);
+            return stats !== undefined && !stats.isSymbolicLink();
+          }),
+        )
+      : [];
     const layout: BubblewrapLayout = {
       mode: settings.mode as 'read_only' | 'workspace_write',
       infoFd: 3,
@@ -397,8 +539,12 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       network: settings.network,
       stateDir,
       cwd,
-      protection: plan,
+      protection:
+        writableRootGuards.length > 0
+          ? { ...plan, readOnly: [...plan.readOnly, ...writableRootGuards] }
+          : plan,
       placeholders,
+      ...(settings.persistentTmp ? { tmpDir: ensureTmp() } : {}),
       ...(needsEmptyFile ? { emptyFile: ensureEmptyFile() } : {}),
     };
     const guard: JobGuard | undefined = writable
@@ -429,10 +575,13 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
     const executable = '/usr/bin/sandbox-exec';
     const probe = await probeSeatbelt(executable);
     if (!probe.ok) return unavailable(probe.reason);
-    const tempDir = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'toolhost-job-')));
+    // One temporary directory per job, or the manager's private one (SB-16).
+    const shared = settings.persistentTmp ? ensureTmp() : undefined;
+    const tempDir = shared ?? realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'toolhost-job-')));
     const profile = buildSeatbeltProfile({
       mode: settings.mode as 'read_only' | 'workspace_write',
       roots: settings.roots,
+      writableRoots: settings.writableRoots,
       protectedPaths: settings.protectedPaths,
       secretPaths: settings.secretPaths,
       network: settings.network,
@@ -450,7 +599,7 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       helperNames: [],
       notes: [],
       release: () => {
-        if (released) return;
+        if (released || shared) return;
         released = true;
         rmSync(tempDir, { recursive: true, force: true });
       },
@@ -615,9 +764,12 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       void refresh().catch(() => {});
     },
     placeholders: () => [...owned.values()],
+    tmpDirectory: () => tmpDir,
     dispose(inUseByOthers) {
       for (const record of owned.values()) if (!inUseByOthers.has(record.path)) removePlaceholder(record);
       owned.clear();
+      if (tmpDir) removeTree(tmpDir);
+      tmpDir = undefined;
     },
   };
 }

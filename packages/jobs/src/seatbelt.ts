@@ -5,13 +5,18 @@ export interface SeatbeltLayout {
   readonly mode: 'read_only' | 'workspace_write';
   /** Writable in `workspace_write`. */
   readonly roots: readonly string[];
+  /** More directories writable in `workspace_write` (SB-15): their own `.git` and `.toolhost` are not. */
+  readonly writableRoots?: readonly string[];
   /** Protected patterns or absolute paths (path-policy syntax); never writable, existing or not. */
   readonly protectedPaths: readonly string[];
   /** Secret patterns or absolute paths; neither readable nor writable. */
   readonly secretPaths: readonly string[];
   /** Allow network access. Default false. */
   readonly network: boolean;
-  /** A private temporary directory for this job (macOS has no private `/tmp`); always writable. */
+  /**
+   * A private temporary directory for this job, or the manager's (macOS has no private `/tmp`);
+   * always writable, even inside the state directory.
+   */
   readonly tempDir: string;
   /** The job state directory: readable, never writable. */
   readonly stateDir: string;
@@ -120,19 +125,23 @@ export function buildSeatbeltProfile(layout: SeatbeltLayout): string {
     '(allow file-ioctl (literal "/dev/null") (literal "/dev/zero") (subpath "/dev/fd"))',
     `(allow file-write* ${pathFilters(layout.tempDir)})`,
   ];
-  if (layout.mode === 'workspace_write' && layout.roots.length > 0) {
-    lines.push(
-      `(allow file-write* ${layout.roots.map((root) => `(subpath ${sbplString(root)})`).join(' ')})`,
-    );
+  const writableRoots = layout.mode === 'workspace_write' ? (layout.writableRoots ?? []) : [];
+  const writable = layout.mode === 'workspace_write' ? [...layout.roots, ...writableRoots] : [];
+  if (writable.length > 0) {
+    lines.push(`(allow file-write* ${writable.map((root) => `(subpath ${sbplString(root)})`).join(' ')})`);
   }
   if (layout.network) lines.push('(allow network*)', '(allow system-socket)');
   const protectedFilters = [
-    ...layout.roots.flatMap((root) => ['.git', '.toolhost'].map((name) => pathFilters(`${root}/${name}`))),
+    ...[...layout.roots, ...writableRoots].flatMap((root) =>
+      ['.git', '.toolhost'].map((name) => pathFilters(`${root}/${name}`)),
+    ),
     ...patternFilters(layout.roots, layout.protectedPaths),
     pathFilters(layout.stateDir),
   ];
   lines.push(`(deny file-write* ${protectedFilters.join(' ')})`);
   const secretFilters = patternFilters(layout.roots, layout.secretPaths);
   if (secretFilters.length > 0) lines.push(`(deny file-read* file-write* ${secretFilters.join(' ')})`);
+  // The manager's private temporary directory may lie inside the (protected, secret) state directory.
+  lines.push(`(allow file-read* file-write* ${pathFilters(layout.tempDir)})`);
   return `${lines.join('\n')}\n`;
 }

@@ -12,7 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestContext } from 'node:test';
-import { createJobManager, type JobManager, type JobManagerOptions, type SandboxMode } from '../src/index.js';
+import {
+  createJobManager,
+  type JobManager,
+  type JobManagerOptions,
+  type SandboxMode,
+  type SandboxOptions,
+} from '../src/index.js';
 
 /** A fresh real temporary directory, removed after the test. */
 export function tempDir(t: TestContext, prefix = 'jobs-test-'): string {
@@ -26,7 +32,7 @@ export function manager(
   t: TestContext,
   mode: SandboxMode,
   roots: string[],
-  extra: Partial<JobManagerOptions> = {},
+  extra: Partial<Omit<JobManagerOptions, 'sandbox'>> & { sandbox?: Partial<SandboxOptions> } = {},
 ): JobManager {
   const jobs = createJobManager({ killGraceMs: 300, ...extra, sandbox: { mode, roots, ...extra.sandbox } });
   t.after(() => jobs.close());

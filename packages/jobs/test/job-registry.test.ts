@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -191,6 +191,42 @@ describe('JobRegistry (through createJobManager)', () => {
     const jobs = createJobManager({ stateDir, sandbox: { mode: 'workspace_write', roots: [root] } });
     t.after(() => jobs.close());
     assert.deepEqual(readdirSync(root), []);
+  });
+
+  it('removes the private /tmp of a crashed host on the next start, never a live host’s (SB-16)', async (t) => {
+    const root = tempDir(t);
+    const stateDir = tempDir(t, 'jobs-state-');
+    const tag = uniqueTag(t);
+    const host = await crashingHost(
+      t,
+      stateDir,
+      root,
+      'workspace_write',
+      `echo left-behind > /tmp/crash-note; sleep ${tag}`,
+      { ...process.env, PERSISTENT_TMP: '1' },
+    );
+    await waitUntil('the sleeper runs', () => processesMatching(`sleep ${tag}`).length === 1);
+    const tmpParent = path.join(stateDir, 'tmp');
+    const [crashed] = readdirSync(tmpParent);
+    assert.ok(crashed, 'the crashed host had a private /tmp');
+    await waitUntil('the note is written', () => existsSync(path.join(tmpParent, crashed, 'crash-note')));
+    await crash(host);
+    await waitUntil('the sandbox is gone', () => processesMatching(`sleep ${tag}`).length === 0);
+    // A live manager over the same state directory keeps its own.
+    const live = createJobManager({
+      stateDir,
+      sandbox: { mode: 'workspace_write', roots: [root], persistentTmp: true },
+    });
+    t.after(() => live.close());
+    const started = await live.start({ shell: 'bash', command: 'echo mine > /tmp/live-note', cwd: root });
+    assert.ok(started.ok);
+    await live.wait(started.value.id);
+    assert.equal(existsSync(path.join(tmpParent, crashed)), false, 'the crashed host’s /tmp was removed');
+    const next = createJobManager({ stateDir, sandbox: { mode: 'workspace_write', roots: [root] } });
+    t.after(() => next.close());
+    const [kept, ...others] = readdirSync(tmpParent);
+    assert.deepEqual(others, []);
+    assert.equal(readFileSync(path.join(tmpParent, kept!, 'live-note'), 'utf8'), 'mine\n');
   });
 
   it('kills the jobs of a host that exits without closing its manager, and drops its placeholders (JOB-REG-3)', async (t) => {

@@ -86,12 +86,13 @@ describe('buildBubblewrapArguments', () => {
       cwd: '/repo/src',
     });
     assert.deepEqual(mounts(args), [
+      // /tmp before the host view, so nothing of the view under the host's /tmp is hidden by it.
+      ['--tmpfs', '/tmp'],
       ['--ro-bind', '/usr', '/usr'],
       ['--symlink', 'usr/bin', '/bin'],
       ['--dir', '/run'],
       ['--dev', '/dev'],
       ['--proc', '/proc'],
-      ['--tmpfs', '/tmp'],
       ['--ro-bind', '/repo', '/repo'],
       ['--ro-bind', '/state', '/state'],
       ['--remount-ro', '/'],

@@ -16,6 +16,7 @@ export const callCommand: CommandHandler = async ({ globals, values, positionals
   const prompt = { input: io.stdin, output: io.stderr, env: io.env };
   const host = await openHost(globals, {
     io,
+    network: values.network === true,
     ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
   });
   try {

@@ -150,6 +150,7 @@ export const runCommand: CommandHandler = async ({
   const prompt = { input: io.stdin, output: io.stderr, env: io.env };
   const host = await openHost(globals, {
     io,
+    network: values.network === true,
     ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
   });
   try {

@@ -31,7 +31,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
     if (!parsed.ok) throw usageError(`--allow-origin ${origin} ${parsed.reason}`);
     return parsed.origin;
   });
-  const host = await openHost(globals, { io });
+  const host = await openHost(globals, { io, network: values.network === true });
   try {
     if (port !== undefined) {
       const http = await startHttpServer({

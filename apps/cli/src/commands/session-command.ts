@@ -100,7 +100,7 @@ export const sessionCommand: CommandHandler = async ({ globals, values, io, sign
   if (requested !== undefined && resume !== undefined) {
     throw usageError('--session-id starts a new session and --resume continues one; pass one of them');
   }
-  const host = await openHost(globals, { io });
+  const host = await openHost(globals, { io, network: values.network === true });
   let session: Session;
   try {
     session =
