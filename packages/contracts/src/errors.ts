@@ -253,6 +253,13 @@ export const ERROR_CODES = {
       'The file is not a valid Jupyter notebook (nbformat 4 JSON), or the requested cell does not exist; nothing was written.',
     recovery: 'read the notebook with read_file to see its cells, numbers and ids, then retry',
   },
+  SUBAGENT_NOT_FOUND: {
+    kind: 'state',
+    summary:
+      "No subagent result with that reference exists in this session's lineage and project (never created here, another session's or project's, or pruned), or it cannot be continued.",
+    recovery:
+      'use a Subagent reference (sa_...) that a task or parallel_tasks result of this session gave, or start a new task',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
