@@ -108,7 +108,6 @@ export function createSubagentService(host: SubagentServiceHost): SubagentServic
 
   /** Checks every task before anything starts: the references to continue, and that none repeats. */
   async function plan(
-    caller: SubagentCaller,
     store: SubagentStore,
     tasks: readonly TaskArguments[],
   ): Promise<Result<PlannedRun[], ToolhostError>> {
@@ -320,7 +319,7 @@ export function createSubagentService(host: SubagentServiceHost): SubagentServic
         );
       }
       const store = storeOf(caller);
-      const planned = await plan(caller, store, tasks);
+      const planned = await plan(store, tasks);
       if (!planned.ok) return planned;
       const summaries = await Promise.all(
         planned.value.map((run) => runOne(caller, store, run, context.signal)),

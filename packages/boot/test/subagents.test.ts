@@ -371,7 +371,7 @@ describe('subagent tools', () => {
     );
     const planted = await elsewhere.dispatch(call('read_subagent_result', { reference }));
     assert.equal(planted.error?.code, 'SUBAGENT_NOT_FOUND');
-    assert.equal((planted.error?.details as { reason?: string }).reason, 'other_root');
+    assert.equal(planted.error?.details.reason, 'other_root');
     assert.ok(!planted.output.includes('secret findings'));
     // A session of the first one's lineage (its child) reads the lineage's references.
     const child = await first.openChild({ readOnlyStrict: true });
