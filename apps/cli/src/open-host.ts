@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ApproveCallback, AuditEvent, Host } from '@toolhost/boot';
+import type { ApproveCallback, AuditEvent, Host, SubagentRunner } from '@toolhost/boot';
 import { oneLine, usageError } from './cli-error.js';
 import type { CliIo, GlobalOptions } from './command-types.js';
 
@@ -8,6 +8,8 @@ export interface OpenHostOptions {
   /** Asks a person; without it, calls that need approval fail closed (`APPROVAL_REQUIRED`). */
   readonly approve?: ApproveCallback;
   readonly onAudit?: (event: AuditEvent) => void;
+  /** Runs subagents: with it the host registers `task`, `parallel_tasks` and `read_subagent_result`. */
+  readonly subagents?: SubagentRunner;
   /**
    * The command's streams and environment: the user configuration directory is found from its
    * environment, and what an untrusted project configuration did not get is said on its stderr.
@@ -38,6 +40,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       userConfigDir,
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.onAudit ? { onAudit: options.onAudit } : {}),
+      ...(options.subagents ? { subagents: options.subagents } : {}),
     });
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
