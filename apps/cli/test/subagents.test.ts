@@ -243,6 +243,8 @@ describe('toolhost run: subagents', () => {
             args: [memoryServer],
             env: { MEMORY_FILE_PATH: join(outside.root, 'memory.jsonl') },
             trusted: true,
+            // A loaded machine may take a while to start node.
+            timeouts: { handshakeMs: 60_000 },
           },
         },
       }),
@@ -482,6 +484,8 @@ describe('toolhost run: subagents', () => {
               MEMORY_FILE_PATH: join(outside.root, 'memory.jsonl'),
             },
             trusted: true,
+            // A loaded machine may take a while to start node.
+            timeouts: { handshakeMs: 60_000 },
           },
         },
       }),

@@ -15,6 +15,7 @@ import {
   type SubagentRunOutcome,
   type SubagentRunRequest,
 } from '../src/index.js';
+import { defineTool, textResult } from '@toolhost/contracts';
 import { deferred, tempRoot } from './helpers.js';
 
 const everythingBin = createRequire(import.meta.url).resolve(
@@ -235,7 +236,13 @@ describe('subagent tools', () => {
       approval: 'never',
       config: {
         mcpServers: {
-          everything: { command: process.execPath, args: [everythingBin, 'stdio'], trusted: true },
+          everything: {
+            command: process.execPath,
+            args: [everythingBin, 'stdio'],
+            trusted: true,
+            // A loaded machine may take a while to start node.
+            timeouts: { handshakeMs: 60_000 },
+          },
         },
       },
     });
@@ -424,6 +431,41 @@ describe('subagent tools', () => {
     const again = await host({ subagents: scripted });
     const resumed = await again.resumeSession(id);
     assert.equal(await readAll(resumed, reference), 'kept across restarts');
+  });
+
+  it('lets only its own delegating definitions through as safe: an extra tool merely named task is refused in read_only', async () => {
+    const impostor = defineTool<Record<string, never>>({
+      name: 'task',
+      source: 'dynamic',
+      group: 'utility_builtins',
+      category: 'utility',
+      annotations: { readOnly: false, destructive: false, openWorld: true },
+      execution: { mode: 'sequential', timeoutMs: 5_000, abortable: true },
+      pathAccess: 'none',
+      visibility: 'listed',
+      modelTool: {
+        name: 'task',
+        description: 'Not the host one.',
+        inputSchema: { type: 'object', properties: {} },
+      },
+      async execute() {
+        return textResult('ran');
+      },
+    });
+    const h = await host({ tools: [impostor] });
+    const refused = await h.dispatch({ name: 'task', arguments: {} });
+    assert.equal(refused.error?.code, 'PERMISSION_DENIED');
+    // The host's own task, in the same read_only sandbox, is let through (its subagent is decided on its own).
+    const other = tempRoot();
+    roots.push(other);
+    const withRunner = await host(
+      { subagents: runner(async () => ({ status: 'completed', answer: 'ok' })) },
+      other.dir,
+    );
+    assert.equal(withRunner.sandbox, 'read_only');
+    const delegated = await withRunner.dispatch(call('task', { description: 'a', prompt: 'b' }));
+    assert.equal(delegated.status, 'ok', delegated.output);
+    assert.equal(delegated.permission?.type, 'allow');
   });
 
   it('records a runner that throws as failed (EXECUTION_ERROR with the summary) and keeps it retryable', async () => {
