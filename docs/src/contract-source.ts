@@ -10,6 +10,7 @@ import {
   MAX_PARALLEL_CALLS,
   RESULT_BUDGETS,
   type SandboxMode,
+  type SubagentRunner,
   type SurfaceProfile,
 } from '@toolhost/boot';
 import { TOOL_RESULT_PAGE_DEFAULT_BYTES, TOOL_RESULT_PAGE_MAX_BYTES } from '@toolhost/capability-proxy';
@@ -33,6 +34,16 @@ import {
   ENCODING_SAMPLE_BYTES,
   EVIDENCE_ERROR_CODES,
 } from '@toolhost/read-evidence';
+
+/** The runner of the composition-only host: it is never called (nothing is dispatched there). */
+const COMPOSITION_ONLY_RUNNER: SubagentRunner = {
+  run: async () => ({
+    status: 'failed',
+    answer: '',
+    retryable: false,
+    error: { code: 'EXECUTION_ERROR', message: 'the documentation host runs no subagents' },
+  }),
+};
 
 /** The surface profiles the surface table covers, in table order. */
 export const SURFACE_PROFILES: readonly SurfaceProfile[] = ['lean', 'full'];
@@ -89,8 +100,9 @@ export interface LoadContractSourceOptions {
 
 /**
  * Loads the contract from the real composition: `createHost` from `@toolhost/boot` in
- * `workspace_write` with the `full` surface, on POSIX and on Windows (their registries, merged, hold
- * every built-in of both platforms, listed and hidden, plus `use_capability`), and one host per
+ * `workspace_write` with the `full` surface and a subagent runner, on POSIX and on Windows (their
+ * registries, merged, hold every built-in of both platforms, listed and hidden, the subagent tools
+ * and `use_capability`), and one host per
  * profile × sandbox × platform for the surface table, whose
  * `tool:<name>` catalog is read from `use_capability(action="list")`. Every host runs on an empty
  * temporary project without a configuration file and is closed before this returns; the temporary
@@ -114,9 +126,23 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
               surface: [...host.surfaceNames()].sort(),
               catalog: await listCatalog(host),
             });
-            if (profile === 'full' && sandbox === 'workspace_write') registries.push(host.registry);
           } finally {
             await host.close();
+          }
+          if (profile === 'full' && sandbox === 'workspace_write') {
+            // The tool table documents every built-in, the subagent tools included, which a host
+            // registers only when its embedding loop gives it a runner (`toolhost run` does). This
+            // host only composes: nothing is dispatched, so its runner is never asked to run.
+            const composed = await createHost({
+              root: mkdtempSync(join(base, `registry-${platform}-`)),
+              sandbox,
+              surface: profile,
+              platform,
+              config: false,
+              subagents: COMPOSITION_ONLY_RUNNER,
+            });
+            registries.push(composed.registry);
+            await composed.close();
           }
         }
       }

@@ -1,4 +1,4 @@
-import type { BatchResult, DispatchResult, Host, ToolCall } from '@toolhost/boot';
+import type { BatchResult, DispatchResult, Host, Session, ToolCall } from '@toolhost/boot';
 import type {
   AssistantMessage,
   CompiledTools,
@@ -12,7 +12,7 @@ import type {
 } from '@toolhost/provider-dialects';
 import type { ProviderSettings } from './provider-config.js';
 import { openModelStream, ProviderRequestError, readServerSentEvents } from './provider-transport.js';
-import { environmentContext, systemPrompt } from './system-prompt.js';
+import { type AgentRole, environmentContext, systemPrompt } from './system-prompt.js';
 
 /** One call as recorded: the neutral name and the decoded arguments the host received. */
 export interface RecordedCall {
@@ -52,6 +52,10 @@ export type AgentEvent =
       /** Fingerprint of the compiled wire tools (what the provider caches). */
       readonly toolsFingerprint: string;
       readonly maxRounds: number;
+      /** Set for a subagent or planner run (absent for the main agent). */
+      readonly role?: AgentRole;
+      /** The session the run's calls went to, when it is not the host's default one. */
+      readonly sessionId?: string;
     }
   | { readonly type: 'message'; readonly round: number; readonly message: Message }
   | { readonly type: 'model-started'; readonly round: number }
@@ -81,6 +85,30 @@ export type AgentEvent =
       readonly interrupted: boolean;
     }
   | {
+      /** A subagent started (its own transcript holds its steps). */
+      readonly type: 'subagent-started';
+      readonly reference: string;
+      readonly description: string;
+      readonly readOnly: boolean;
+      readonly sessionId: string;
+      readonly transcript: string;
+    }
+  | {
+      readonly type: 'subagent-finished';
+      readonly reference: string;
+      readonly status: 'completed' | 'partial' | 'failed' | 'cancelled';
+      readonly rounds: number;
+      readonly transcript: string;
+    }
+  | {
+      /** `run --planner`: the planning session ended; its answer is the plan handed to the executor. */
+      readonly type: 'plan-finished';
+      readonly status: RunStatus;
+      readonly sessionId: string;
+      readonly transcript: string;
+      readonly plan: string | null;
+    }
+  | {
       readonly type: 'run-finished';
       readonly status: RunStatus;
       readonly rounds: number;
@@ -103,6 +131,17 @@ export interface AgentLoopOptions {
   /** Retries when opening a stream; default 3. */
   readonly maxRetries?: number;
   readonly fetch?: typeof fetch;
+  /** The session the calls go to; default the host's default session. */
+  readonly session?: Session;
+  /** The main agent (default), a subagent or the planner: the system prompt says which. */
+  readonly role?: AgentRole;
+  /** Whether the subagent tools are registered (the main agent's system prompt then mentions them). */
+  readonly subagents?: boolean;
+  /**
+   * An earlier conversation to continue (a subagent resumed with `continue_from`): no new system
+   * prompt, and `task` is sent as the next user message as it is.
+   */
+  readonly history?: readonly Message[];
 }
 
 /** The end of a run. */
@@ -111,6 +150,10 @@ export interface AgentOutcome {
   readonly rounds: number;
   readonly answer: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
+  /** The last text the model showed (the answer, or what it said before it was stopped), or `null`. */
+  readonly lastText?: string | null;
+  /** The whole conversation, to continue it later (never written to the transcript as such). */
+  readonly messages?: readonly Message[];
 }
 
 /** A run in progress. */
@@ -182,6 +225,10 @@ function answerText(message: AssistantMessage): string {
  */
 export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const { host, dialect, provider, signal, onEvent } = options;
+  // A session or the host's default one: both dispatch, compile their surface and drain notes.
+  const target = options.session ?? host;
+  const policy = options.session?.policy ?? host;
+  let lastText: string | null = null;
   let toolController: AbortController | undefined;
   let toolsInterrupted = false;
   const usage = { inputTokens: 0, outputTokens: 0 };
@@ -254,7 +301,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         name: call.name,
         arguments: call.arguments,
       }));
-      return await host.dispatchBatch(toolCalls, { signal: toolController.signal });
+      return await target.dispatchBatch(toolCalls, { signal: toolController.signal });
     } finally {
       signal.removeEventListener('abort', stop);
       toolController = undefined;
@@ -262,7 +309,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   async function run(): Promise<AgentOutcome> {
-    const compiled = host.providerTools(dialect.name);
+    const compiled = target.providerTools(dialect.name);
     onEvent({
       type: 'run-started',
       task: options.task,
@@ -270,28 +317,41 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       dialect: dialect.name,
       model: provider.model,
       root: host.root,
-      sandbox: host.sandbox,
-      approval: host.approval,
-      surface: host.surface,
-      surfaceFingerprint: host.surfaceFingerprint(),
+      sandbox: policy.sandbox,
+      approval: policy.approval,
+      surface: policy.surface,
+      surfaceFingerprint: target.surfaceFingerprint(),
       toolsFingerprint: compiled.fingerprint,
       maxRounds: options.maxRounds,
+      ...(options.role && options.role !== 'agent' ? { role: options.role } : {}),
+      ...(options.session ? { sessionId: options.session.id } : {}),
     });
-    const messages: Message[] = [];
+    const messages: Message[] = [...(options.history ?? [])];
     const commit = (round: number, message: Message) => {
       messages.push(message);
       onEvent({ type: 'message', round, message });
     };
     const finish = (outcome: AgentOutcome): AgentOutcome => {
-      onEvent({ type: 'run-finished', ...outcome, usage: { ...usage } });
-      return outcome;
+      const { status, rounds: used, answer, error } = outcome;
+      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage } });
+      return { ...outcome, lastText, messages };
     };
     try {
-      commit(0, {
-        role: 'system',
-        content: `${systemPrompt({ surfaceNames: host.surfaceNames(), sandbox: host.sandbox, approval: host.approval })}\n\n${await environmentContext(host.root)}`,
-      });
-      commit(0, { role: 'user', content: `Task: ${options.task}` });
+      if (options.history && options.history.length > 0) {
+        commit(0, { role: 'user', content: options.task });
+      } else {
+        commit(0, {
+          role: 'system',
+          content: `${systemPrompt({
+            surfaceNames: target.surfaceNames(),
+            sandbox: policy.sandbox,
+            approval: policy.approval,
+            ...(options.role ? { role: options.role } : {}),
+            ...(options.subagents ? { subagents: true } : {}),
+          })}\n\n${await environmentContext(host.root)}`,
+        });
+        commit(0, { role: 'user', content: `Task: ${options.task}` });
+      }
       for (;;) {
         if (rounds >= options.maxRounds) {
           throw new RunFailure(
@@ -312,6 +372,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           usage: response.usage ?? null,
         });
         commit(rounds, response.message);
+        lastText = answerText(response.message) || lastText;
         const calls: RecordedCall[] = response.message.content.flatMap((part) => {
           if (part.type !== 'tool-call') return [];
           const decoded = dialect.decodeToolCall(part, compiled);
@@ -342,7 +403,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         if (batch.notice) notes.push(batch.notice);
         if (toolsInterrupted)
           notes.push('The person stopped these tool calls with Ctrl-C; do not simply repeat them.');
-        const jobNotes = host.drainNotes();
+        const jobNotes = target.drainNotes();
         if (jobNotes) notes.push(jobNotes);
         if (notes.length > 0) commit(rounds, { role: 'user', content: `[toolhost] ${notes.join('\n\n')}` });
       }

@@ -188,14 +188,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: [
       'run [TASK] [--provider PROVIDER] [--model MODEL] [--base-url URL]',
       '    [--dialect DIALECT] [--max-rounds N] [--transcript FILE] [--json]',
+      '    [--planner] [--subagent-model MODEL] [--subagent-max-rounds N]',
     ],
     description:
       'Runs the agent loop: the model proposes tool calls, the host decides and runs them (parallel calls ' +
       'as one batch), until the model answers. The default task explores the project read-only and ' +
       'summarises it. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY; ' +
       '--provider openai-compatible with --base-url talks to a local server. The answer streams to stdout, ' +
-      'steps to stderr. Ctrl-C stops the running tools first, the run second. A JSONL transcript is kept ' +
-      'under <state dir>/runs/ (or --transcript FILE); `toolhost replay` re-runs it.',
+      'steps to stderr. Ctrl-C stops the running tools (and the subagents they run) first, the run second. A ' +
+      'JSONL transcript is kept under <state dir>/runs/ (or --transcript FILE); `toolhost replay` re-runs it. ' +
+      'The model may delegate to subagents (tool:task, tool:parallel_tasks, tool:read_subagent_result): each runs ' +
+      'in its own child session with the same provider and its own transcript under <state dir>/runs/. With ' +
+      '--planner a read-only planning session (its own ledger, refused writes and destructive MCP tools) answers ' +
+      'first with a plan, which the executor session then carries out; its transcript is FILE.planner.jsonl.',
     options: {
       provider: { type: 'string', valueName: 'PROVIDER', description: PROVIDERS.join(' | ') },
       model: { type: 'string', valueName: 'MODEL', description: 'the model id (default per provider)' },
@@ -213,6 +218,21 @@ export const COMMANDS: readonly CommandSpec[] = [
       transcript: { type: 'string', valueName: 'FILE', description: 'write the JSONL transcript here' },
       json: { type: 'boolean', description: 'print events as JSON Lines on stdout' },
       network: networkOption,
+      planner: {
+        type: 'boolean',
+        description: 'plan first in a read-only planning session, then execute the plan',
+      },
+      'subagent-model': {
+        type: 'string',
+        valueName: 'MODEL',
+        description: 'the model of subagents (default: --model)',
+      },
+      'subagent-max-rounds': {
+        type: 'string',
+        valueName: 'N',
+        description:
+          "a subagent's step limit; past it the subagent is partial and retryable (default: --max-rounds)",
+      },
     },
     positionals: { min: 0, max: 1, names: '[TASK]' },
     load: () => import('./commands/run-command.js').then((module) => module.runCommand),

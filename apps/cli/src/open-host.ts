@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ApproveCallback, AuditEvent, Host } from '@toolhost/boot';
+import type { ApproveCallback, AuditEvent, Host, SubagentRunner } from '@toolhost/boot';
 import { oneLine, usageError } from './cli-error.js';
 import { VERSION } from './run-cli.js';
 import type { CliIo, GlobalOptions } from './command-types.js';
@@ -9,6 +9,8 @@ export interface OpenHostOptions {
   /** Asks a person; without it, calls that need approval fail closed (`APPROVAL_REQUIRED`). */
   readonly approve?: ApproveCallback;
   readonly onAudit?: (event: AuditEvent) => void;
+  /** Runs subagents: with it the host registers `task`, `parallel_tasks` and `read_subagent_result`. */
+  readonly subagents?: SubagentRunner;
   /**
    * The command's streams and environment: the user configuration directory is found from its
    * environment, and what an untrusted project configuration did not get is said on its stderr.
@@ -58,6 +60,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       ...(options.approve ? { approve: options.approve } : {}),
       ...(onAudit ? { onAudit } : {}),
       ...(options.network === true ? { network: true } : {}),
+      ...(options.subagents ? { subagents: options.subagents } : {}),
     });
   } catch (error) {
     await telemetry?.shutdown();

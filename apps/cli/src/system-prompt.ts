@@ -7,11 +7,18 @@ export const DEFAULT_TASK =
   'Explore this project read-only and summarise it: what it is for, how it is organised (the main ' +
   'directories and packages), how to build and test it, and anything notable. Do not change any file.';
 
+/** Who runs: the main agent, a subagent doing one delegated task, or the read-only planner of `run --planner`. */
+export type AgentRole = 'agent' | 'subagent' | 'planner';
+
 /** What the system prompt says about the run. */
 export interface SystemPromptOptions {
   readonly surfaceNames: readonly string[];
   readonly sandbox: string;
   readonly approval: string;
+  /** Default `agent`. */
+  readonly role?: AgentRole;
+  /** Whether `task`, `parallel_tasks` and `read_subagent_result` are registered (mentioned to the main agent only). */
+  readonly subagents?: boolean;
 }
 
 /**
@@ -45,6 +52,30 @@ export function systemPrompt(options: SystemPromptOptions): string {
     '- A failed call answers "CODE: cause; recovery". Follow the recovery; do not repeat a call that was refused.',
     '- When the task is done, answer in plain text without calling tools.',
   );
+  const role = options.role ?? 'agent';
+  if (role === 'agent' && options.subagents && names.includes('use_capability')) {
+    lines.push(
+      '- For long investigations or independent parts of the work, delegate to subagents: tool:task (one) or ' +
+        'tool:parallel_tasks (up to 8 at once), with read_only=true when they only need to read. Each returns a ' +
+        'preview of its answer and a Subagent reference (sa_...); read a whole answer with tool:read_subagent_result, ' +
+        'and continue a partial, failed or cancelled one with task(continue_from=...).',
+    );
+  }
+  if (role === 'subagent') {
+    lines.push(
+      '',
+      'You are a subagent: another agent delegated one task to you and sees only your final answer. Make that ' +
+        'answer complete and self-contained (what you found, where, and what you changed, if anything).',
+    );
+  }
+  if (role === 'planner') {
+    lines.push(
+      '',
+      'You are the planner: investigate read-only (you cannot change anything; writing and destructive tools are ' +
+        'refused) and answer with a concrete, numbered plan for the task: which files to change and how, and how to ' +
+        'check the result. An executor session with the full run policy carries out your plan after you.',
+    );
+  }
   return lines.join('\n');
 }
 

@@ -17,10 +17,14 @@ export interface TranscriptWriter {
   close(): void;
 }
 
-/** The default transcript path: `<stateDir>/runs/<UTC timestamp>-<random>.jsonl`. */
-export function defaultTranscriptPath(stateDir: string, now: Date = new Date()): string {
+/**
+ * The default transcript path: `<stateDir>/runs/<UTC timestamp>-<random>.jsonl`, or
+ * `...-<random>-<label>.jsonl` with a label (`planner`, a subagent's reference).
+ */
+export function defaultTranscriptPath(stateDir: string, now: Date = new Date(), label?: string): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..+$/, '').replace('T', '-');
-  return join(stateDir, 'runs', `${stamp}-${randomBytes(3).toString('hex')}.jsonl`);
+  const suffix = label ? `-${label.replace(/[^A-Za-z0-9_-]/g, '')}` : '';
+  return join(stateDir, 'runs', `${stamp}-${randomBytes(3).toString('hex')}${suffix}.jsonl`);
 }
 
 /**

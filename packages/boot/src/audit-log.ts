@@ -24,6 +24,8 @@ export type AuditEventType =
   | 'batch-finished'
   | 'loop-guard-noticed'
   | 'notes-drained'
+  | 'subagent-started'
+  | 'subagent-finished'
   | 'host-closed';
 
 /**

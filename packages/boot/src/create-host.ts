@@ -7,6 +7,7 @@ import {
   createFileTools,
   createShellTools,
   createStructuredEditTools,
+  createSubagentTools,
   createWebFetchTool,
 } from '@toolhost/builtins';
 import { type CapabilityProxy, createCapabilityProxy } from '@toolhost/capability-proxy';
@@ -26,6 +27,7 @@ import type { DialectName } from '@toolhost/provider-dialects';
 import type { ObservationStore } from '@toolhost/read-evidence';
 import { type AuditLog, createAuditLog } from './audit-log.js';
 import { createSession, narrowPolicy, type SessionServices } from './create-session.js';
+import { markDelegatingTool } from './delegating-tools.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createHostSurfaces } from './host-surface.js';
 import { DEFAULT_CLIENT_INJECTED_KEYS } from './pipeline-context.js';
@@ -35,6 +37,8 @@ import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
 import type { ConfigLayerReport, IgnoredSetting } from './resolve-host-config.js';
 import { type HostPlatform, shellToolName, USE_CAPABILITY } from './select-surface.js';
 import { checkRestoreSnapshot, type HostSnapshot, hostSnapshotOf } from './session-snapshot.js';
+import { MAX_MODEL_RESULT_BYTES } from './shape-result.js';
+import { createSubagentService, type SubagentCaller } from './subagent-service.js';
 import {
   checkSessionId,
   DEFAULT_SESSION_MAX_AGE_MS,
@@ -211,6 +215,28 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           settings.rules.match('web_fetch', from)?.rule === settings.rules.match('web_fetch', to)?.rule,
       }),
     ];
+    // The subagent tools exist only when the embedding loop can run subagents. Each session's
+    // lineage (its root session and depth) is what their results are kept and read by.
+    const lineages = new Map<string, Omit<SubagentCaller, 'session'>>();
+    const subagents = options.subagents
+      ? createSubagentService({
+          root,
+          stateDir,
+          runner: options.subagents,
+          caller: (id) => {
+            const session = id === undefined ? undefined : open.get(id);
+            const lineage = id === undefined ? undefined : lineages.get(id);
+            return session && lineage && !session.closed ? { session, ...lineage } : undefined;
+          },
+          emit: (type, fields) => audit.emit(type, fields),
+        })
+      : undefined;
+    if (subagents) disposers.push(() => subagents.close());
+    const subagentTools = subagents
+      ? createSubagentTools({ subagents: subagents.service, outputBytes: MAX_MODEL_RESULT_BYTES - 1024 })
+      : [];
+    for (const tool of subagentTools) if (tool.name !== 'read_subagent_result') markDelegatingTool(tool);
+    builtins.push(...subagentTools);
     for (const tool of [...builtins, ...(options.tools ?? [])]) {
       try {
         registry.register(tool);
@@ -297,6 +323,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         throw configError('sessionId', `session ${input.id} is already open in this host`);
       const readOnlyStrict = input.options.readOnlyStrict === true;
       const policy = narrowPolicy(input.parent?.policy ?? ceiling, input.options, readOnlyStrict);
+      const parentLineage = input.parent ? lineages.get(input.parent.id) : undefined;
       const session = createSession(
         {
           root,
@@ -321,6 +348,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           unregister: (id) => {
             services.delete(id);
             open.delete(id);
+            lineages.delete(id);
           },
           onStraggler: (settled) => {
             stragglers.add(settled);
@@ -345,6 +373,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         },
       );
       open.set(input.id, session);
+      lineages.set(input.id, {
+        lineageId: parentLineage?.lineageId ?? input.parent?.id ?? input.id,
+        depth: input.parent ? (parentLineage?.depth ?? 0) + 1 : 0,
+        persistent: parentLineage?.persistent ?? input.parent?.persistent ?? input.persist,
+      });
       return session;
     };
 
@@ -493,6 +526,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           const sessions = [...open.values()];
           const settled = await Promise.allSettled(sessions.map((session) => session.close()));
           for (const outcome of settled) if (outcome.status === 'rejected') failures.push(outcome.reason);
+          // Subagents cancelled by the closing sessions write their final records first.
+          await subagents?.close().catch((error: unknown) => failures.push(error));
           await proxy.close().catch((error: unknown) => failures.push(error));
           audit.emit('host-closed', { ...(failures.length > 0 ? { failures: failures.map(String) } : {}) });
           await audit.close();

@@ -22,6 +22,7 @@ import { type ConfigLayerReport, type IgnoredSetting, resolveHostConfig } from '
 import { resolveShellSandbox, type ShellSandboxSettings } from './sandbox-config.js';
 import type { HostPlatform } from './select-surface.js';
 import type { HostSnapshot } from './session-snapshot.js';
+import type { SubagentRunner } from './subagent-types.js';
 import { resolveUserConfigDir } from './user-config.js';
 
 /** Options of {@link createHost}. Explicit options win over the configuration's `defaults`. */
@@ -97,6 +98,12 @@ export interface HostOptions {
   readonly clientInjectedKeys?: readonly string[];
   /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
   readonly rgPath?: string | null;
+  /**
+   * The embedding loop's subagent runner: with it the host registers `task`, `parallel_tasks` and
+   * `read_subagent_result` (reachable as `tool:<name>`; on the `full` surface); without it they do
+   * not exist. Default none.
+   */
+  readonly subagents?: SubagentRunner;
 }
 
 /** A host's validated settings: everything {@link resolveHostSettings} decided from its options. */

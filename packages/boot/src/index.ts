@@ -35,6 +35,18 @@ export {
   sandboxDenial,
 } from './decide-permission.js';
 export { MAX_PARALLEL_CALLS } from './pipeline-context.js';
+export { MAX_SUBAGENT_DEPTH } from './subagent-service.js';
+export { SUBAGENT_REFERENCE_PATTERN } from './subagent-store.js';
+export {
+  MAX_SUBAGENT_ANSWER_BYTES,
+  MAX_SUBAGENT_STATE_BYTES,
+  type SubagentRecord,
+  type SubagentResume,
+  type SubagentRunner,
+  type SubagentRunOutcome,
+  type SubagentRunRequest,
+  type SubagentStatus,
+} from './subagent-types.js';
 export type {
   ApprovalAnswer,
   ApprovalRequest,

@@ -5,6 +5,7 @@ import {
   type PermissionToolFacts,
   sandboxDenial,
 } from './decide-permission.js';
+import { isDelegatingTool } from './delegating-tools.js';
 import type { ApprovalAnswer, ResolvedPathTarget } from './host-types.js';
 import type { PipelineContext } from './pipeline-context.js';
 import { USE_CAPABILITY } from './select-surface.js';
@@ -38,7 +39,7 @@ export function toolFacts(tool: RegisteredTool): PermissionToolFacts {
     // through `authorize`; a `tool:<name>` is resolved to the tool itself before this step), so the
     // router itself is a safe read here. What it can reach is announced to MCP clients separately.
     annotations:
-      tool.name === USE_CAPABILITY
+      tool.name === USE_CAPABILITY || isDelegatingTool(definition)
         ? { readOnly: true, destructive: false, openWorld: false }
         : definition.annotations,
   };

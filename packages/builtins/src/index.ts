@@ -66,3 +66,29 @@ export {
   waitArgumentsSchema,
 } from './shell-schemas.generated.js';
 export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell-tools-options.js';
+export type {
+  ParallelTasksArguments,
+  ReadSubagentResultArguments,
+  TaskArguments,
+} from './subagent-arguments.js';
+export {
+  fairShares,
+  type RenderSubagentOptions,
+  renderSubagentResults,
+  type SubagentStatus,
+  type SubagentSummary,
+  subagentReadRecipe,
+} from './subagent-format.js';
+export {
+  parallelTasksArgumentsSchema,
+  readSubagentResultArgumentsSchema,
+  taskArgumentsSchema,
+} from './subagent-schemas.generated.js';
+export {
+  createSubagentTools,
+  MAX_PARALLEL_SUBAGENTS,
+  SUBAGENT_PREVIEW_BYTES,
+  SUBAGENT_TOOL_NAMES,
+  type SubagentService,
+  type SubagentToolsOptions,
+} from './subagent-tools.js';

@@ -57,6 +57,8 @@ export {
 export {
   createResultStore,
   DEFAULT_RESULT_DISK_BYTES,
+  type PageableBody,
+  pageBody,
   type PageToolResultOptions,
   type PutToolResultOptions,
   type PutToolResultValue,

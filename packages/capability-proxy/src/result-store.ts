@@ -399,7 +399,7 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
         notFound(
           'this id is a subagent result reference (sa_...), not a tool call id; session:tool_result pages tool outputs only',
           { reason: 'subagent_reference' },
-          "read the subagent's answer with its own reader, or use a tool_call_id from a truncation marker",
+          'page a subagent\'s answer with read_subagent_result (use_capability(action="call", capability_id="tool:read_subagent_result", arguments={"reference": "sa_..."})), or use a tool_call_id from a truncation marker',
         ),
       );
     }
@@ -495,51 +495,16 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
       const found = lookup(options);
       if (!found.ok) return found;
       const entry = found.value;
-      const total = entry.record.totalBytes;
-      const offset = options.offset ?? 0;
-      const limit = options.limit ?? TOOL_RESULT_PAGE_DEFAULT_BYTES;
-      if (!Number.isSafeInteger(offset) || offset < 0) {
-        return err(rangeInvalid('offset must be an integer of at least 0', { offset: 'invalid' }));
-      }
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > TOOL_RESULT_PAGE_MAX_BYTES) {
-        return err(
-          rangeInvalid(`limit must be an integer from 1 to ${TOOL_RESULT_PAGE_MAX_BYTES}`, {
-            limit: 'invalid',
-          }),
-        );
-      }
-      if (offset > total) {
-        return err(rangeInvalid(`offset is beyond total_bytes ${total}`, { totalBytes: total }));
-      }
-      const header = (nextOffset: number): ToolResultPageHeader => ({
-        result_ref: entry.record.resultRef,
-        offset,
-        next_offset: nextOffset,
-        total_bytes: total,
-        sha256: entry.record.sha256,
-        complete: nextOffset === total,
-      });
-      if (offset === total) return ok(pageOf(header(total), ''));
-      let end = Math.min(offset + limit, total);
-      // One byte past the window tells whether the window ends inside a character.
-      const bytes = readRange(entry, offset, Math.min(end + 1, total));
-      if (!bytes) return err(unavailable(entry));
-      if (isContinuationByte(bytes[0]!)) {
-        return err(
-          rangeInvalid('offset is inside a UTF-8 character; use the next_offset of the previous page', {
-            reason: 'offset_not_on_boundary',
-          }),
-        );
-      }
-      if (end < total) while (end > offset && isContinuationByte(bytes[end - offset]!)) end--;
-      if (end === offset) {
-        return err(
-          rangeInvalid(`limit ${limit} ends inside the next UTF-8 character; increase limit`, {
-            reason: 'limit_inside_character',
-          }),
-        );
-      }
-      return ok(pageOf(header(end), bytes.subarray(0, end - offset).toString('utf8')));
+      return pageBody(
+        {
+          ref: entry.record.resultRef,
+          totalBytes: entry.record.totalBytes,
+          sha256: entry.record.sha256,
+          read: (start, end) => readRange(entry, start, end),
+          unavailable: () => unavailable(entry),
+        },
+        options,
+      );
     },
     entries() {
       return entries.filter((entry) => !entry.evicted).map((entry) => entry.record);
@@ -565,6 +530,79 @@ export function createResultStore(options: ResultStoreOptions = {}): ResultStore
       }
     },
   };
+}
+
+/** A stored body {@link pageBody} pages: its identity, size and hash, and a reader of byte ranges. */
+export interface PageableBody {
+  /** What the header's `result_ref` says (a `tr-` ref, or a subagent's `sa_` reference). */
+  readonly ref: string;
+  /** The body's length in UTF-8 bytes. */
+  readonly totalBytes: number;
+  /** SHA-256 (hex) of the whole body. */
+  readonly sha256: string;
+  /** Bytes `[start, end)` of the body, or `undefined` when it can no longer be read. */
+  read(start: number, end: number): Buffer | undefined;
+  /** The error for a body that can no longer be read. */
+  unavailable(): ToolhostError;
+}
+
+/**
+ * One page of a stored body by UTF-8 byte offset, with the header `session:tool_result` answers
+ * with (reasonix-notes §5.2): `offset` must be an integer on a character boundary and at most
+ * `total_bytes`; `limit` an integer in 1..24576 (default 16384); the page backs off to the previous
+ * character boundary so it never splits a character; `offset == total_bytes` is an empty, complete
+ * page. The one paging implementation: {@link ResultStore.page} and `read_subagent_result` use it.
+ * Errors: `RESULT_RANGE_INVALID`, and the body's own `unavailable()` error.
+ */
+export function pageBody(
+  body: PageableBody,
+  options: { readonly offset?: number; readonly limit?: number },
+): Result<ToolResultPage, ToolhostError> {
+  const total = body.totalBytes;
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? TOOL_RESULT_PAGE_DEFAULT_BYTES;
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    return err(rangeInvalid('offset must be an integer of at least 0', { offset: 'invalid' }));
+  }
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > TOOL_RESULT_PAGE_MAX_BYTES) {
+    return err(
+      rangeInvalid(`limit must be an integer from 1 to ${TOOL_RESULT_PAGE_MAX_BYTES}`, {
+        limit: 'invalid',
+      }),
+    );
+  }
+  if (offset > total) {
+    return err(rangeInvalid(`offset is beyond total_bytes ${total}`, { totalBytes: total }));
+  }
+  const header = (nextOffset: number): ToolResultPageHeader => ({
+    result_ref: body.ref,
+    offset,
+    next_offset: nextOffset,
+    total_bytes: total,
+    sha256: body.sha256,
+    complete: nextOffset === total,
+  });
+  if (offset === total) return ok(pageOf(header(total), ''));
+  let end = Math.min(offset + limit, total);
+  // One byte past the window tells whether the window ends inside a character.
+  const bytes = body.read(offset, Math.min(end + 1, total));
+  if (!bytes) return err(body.unavailable());
+  if (isContinuationByte(bytes[0]!)) {
+    return err(
+      rangeInvalid('offset is inside a UTF-8 character; use the next_offset of the previous page', {
+        reason: 'offset_not_on_boundary',
+      }),
+    );
+  }
+  if (end < total) while (end > offset && isContinuationByte(bytes[end - offset]!)) end--;
+  if (end === offset) {
+    return err(
+      rangeInvalid(`limit ${limit} ends inside the next UTF-8 character; increase limit`, {
+        reason: 'limit_inside_character',
+      }),
+    );
+  }
+  return ok(pageOf(header(end), bytes.subarray(0, end - offset).toString('utf8')));
 }
 
 function pageOf(header: ToolResultPageHeader, page: string): ToolResultPage {

@@ -186,6 +186,23 @@ describe('createResultStore', () => {
     store.close();
   });
 
+  it('refuses an sa_ subagent reference and names read_subagent_result with the exact call', () => {
+    const store = createResultStore();
+    store.put({ callId: 'c1', toolName: 'bash', body: 'x' });
+    for (const result of [
+      store.page({ toolCallId: 'sa_0123456789abcdef01234567' }),
+      store.get({ toolCallId: 'sa_0123456789abcdef01234567' }),
+    ]) {
+      assert.ok(!result.ok);
+      assert.equal(result.error.code, 'RESULT_NOT_FOUND');
+      assert.equal(result.error.details.reason, 'subagent_reference');
+      assert.match(result.error.toModelText(), /with read_subagent_result/);
+      assert.match(result.error.toModelText(), /capability_id="tool:read_subagent_result"/);
+      assert.ok(!result.error.toModelText().includes('0123456789abcdef'), 'the reference is not echoed');
+    }
+    store.close();
+  });
+
   it('redirects sa_ subagent references and reports unknown or missing ids as RESULT_NOT_FOUND (behaviour 36)', () => {
     const store = createResultStore();
     store.put({ callId: 'c1', toolName: 'bash', body: 'x' });

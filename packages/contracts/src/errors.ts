@@ -260,6 +260,13 @@ export const ERROR_CODES = {
     recovery:
       'ask the user to raise the sandbox entry limit or to make large directories that commands do not need secret paths (hidden and not searched); or work in a smaller root',
   },
+  SUBAGENT_NOT_FOUND: {
+    kind: 'state',
+    summary:
+      "No subagent result with that reference exists in this session's lineage and project (never created here, another session's or project's, or pruned), or it cannot be continued.",
+    recovery:
+      'use a Subagent reference (sa_...) that a task or parallel_tasks result of this session gave, or start a new task',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

@@ -84,3 +84,4 @@ export {
   type ValidatedArguments,
   validateArguments,
 } from './validate-arguments.js';
+export { utf8Prefix } from './utf8-prefix.js';

@@ -1,23 +1,32 @@
 import { resolve } from 'node:path';
-import { type AgentEvent, createAgentLoop, type RecordedCall } from '../agent-loop.js';
+import type { Host } from '@toolhost/boot';
+import { type AgentEvent, type AgentLoop, createAgentLoop, type RecordedCall } from '../agent-loop.js';
 import { canPrompt, createApprovalPrompt } from '../approval-prompt.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CliIo, CommandHandler } from '../command-types.js';
 import { openHost } from '../open-host.js';
 import { resolveProvider } from '../provider-config.js';
 import { DEFAULT_TASK } from '../system-prompt.js';
+import { createSubagentRunner } from '../subagent-runner.js';
 import { createStyler } from '../terminal.js';
-import { defaultTranscriptPath, openTranscript } from '../transcript.js';
+import { defaultTranscriptPath, openTranscript, type TranscriptWriter } from '../transcript.js';
 
 const DEFAULT_MAX_ROUNDS = 40;
 
-function parseRounds(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_MAX_ROUNDS;
+function parseRounds(text: string | undefined, flag = '--max-rounds', fallback = DEFAULT_MAX_ROUNDS): number {
+  if (text === undefined) return fallback;
   const rounds = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 10_000) {
-    throw usageError('--max-rounds takes a whole number from 1 to 10000');
+    throw usageError(`${flag} takes a whole number from 1 to 10000`);
   }
   return rounds;
+}
+
+/** The planner's transcript next to the run's: `run.jsonl` → `run.planner.jsonl`. */
+function plannerTranscriptPath(path: string): string {
+  return path.endsWith('.jsonl')
+    ? `${path.slice(0, -'.jsonl'.length)}.planner.jsonl`
+    : `${path}.planner.jsonl`;
 }
 
 function brief(value: unknown, limit = 100): string {
@@ -33,9 +42,13 @@ function callLine(call: RecordedCall): string {
 /**
  * Prints events for a person: the model's text on stdout, steps on stderr. Colour, and a one-line
  * progress status ("waiting for the model", "running 2 tools") that is erased as soon as anything
- * else is printed, appear only when stderr is a terminal.
+ * else is printed, appear only when stderr is a terminal. A subagent's events come with its
+ * reference: only its tool steps are printed, indented under it (its text is in its transcript).
  */
-function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEvent) => void {
+function createHumanPrinter(
+  io: CliIo,
+  transcriptPath: string,
+): (event: AgentEvent, subagent?: string) => void {
   const style = createStyler(io.stderr, io.env);
   const live = io.stderr.isTTY === true;
   let textOpen = false;
@@ -59,7 +72,22 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
     }
     io.stderr.write(`${line}\n`);
   };
-  return (event) => {
+  return (event, subagent) => {
+    if (subagent !== undefined) {
+      const tag = style.dim(`[${subagent.slice(0, 11)}]`);
+      if (event.type === 'tools-started') {
+        for (const call of event.calls) step(`  ${tag} ${style.cyan('→')} ${callLine(call)}`);
+      } else if (event.type === 'tool-batch') {
+        for (const result of event.results) {
+          step(
+            result.status === 'ok'
+              ? `  ${tag}   ${style.green('✓')} ${result.name}`
+              : `  ${tag}   ${style.red('✗')} ${result.name} ${brief(result.output.split('\n')[0] ?? '', 120)}`,
+          );
+        }
+      }
+      return;
+    }
     switch (event.type) {
       case 'model-started':
         status(`round ${event.round}: waiting for the model…`);
@@ -67,9 +95,31 @@ function createHumanPrinter(io: CliIo, transcriptPath: string): (event: AgentEve
       case 'run-started':
         step(
           style.dim(
-            `toolhost run: ${event.provider} (${event.dialect}) ${event.model}; sandbox ${event.sandbox}, approval ` +
-              `${event.approval}, surface ${event.surface} (${event.surfaceFingerprint}); transcript ${transcriptPath}`,
+            `toolhost run${event.role ? ` (${event.role})` : ''}: ${event.provider} (${event.dialect}) ${event.model}; ` +
+              `sandbox ${event.sandbox}, approval ${event.approval}, surface ${event.surface} (${event.surfaceFingerprint}); ` +
+              `transcript ${event.role === 'planner' ? plannerTranscriptPath(transcriptPath) : transcriptPath}`,
           ),
+        );
+        break;
+      case 'subagent-started':
+        step(
+          style.dim(
+            `  subagent ${event.reference} started${event.readOnly ? ' (read-only)' : ''}: ${brief(event.description, 80)}; transcript ${event.transcript}`,
+          ),
+        );
+        break;
+      case 'subagent-finished':
+        step(
+          style.dim(
+            `  subagent ${event.reference} ${event.status} after ${event.rounds} round${event.rounds === 1 ? '' : 's'}`,
+          ),
+        );
+        break;
+      case 'plan-finished':
+        step(
+          event.status === 'succeeded'
+            ? style.dim('the plan goes to the executor session')
+            : style.red(`the planner did not produce a plan (${event.status})`),
         );
         break;
       case 'text-delta':
@@ -146,57 +196,137 @@ export const runCommand: CommandHandler = async ({
     io.env,
   );
   const maxRounds = parseRounds(values['max-rounds'] as string | undefined);
+  const subagentRounds = parseRounds(
+    values['subagent-max-rounds'] as string | undefined,
+    '--subagent-max-rounds',
+    maxRounds,
+  );
+  const subagentModel = (values['subagent-model'] as string | undefined)?.trim();
+  if (subagentModel === '') throw usageError('--subagent-model needs a model id');
+  const planner = values.planner === true;
   const task = positionals[0]?.trim() || DEFAULT_TASK;
   const prompt = { input: io.stdin, output: io.stderr, env: io.env };
+  const { getDialect } = await import('@toolhost/provider-dialects');
+  const dialect = getDialect(provider.dialect);
+  // Events of the subagents reach the run's transcript and printer once they exist (subagents only
+  // run inside the loop, after both).
+  let emit: (event: AgentEvent, subagent?: string) => void = () => undefined;
+  let hostRef: Host | undefined;
+  const subagents = createSubagentRunner({
+    host: () => hostRef as Host,
+    provider: subagentModel ? { ...provider, model: subagentModel } : provider,
+    dialect,
+    maxRounds: subagentRounds,
+    onEvent: (event) => emit(event),
+    onSubagentEvent: (reference, event) => emit(event, reference),
+  });
   const host = await openHost(globals, {
     io,
     network: values.network === true,
     ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
+    subagents,
   });
+  hostRef = host;
   try {
-    const { getDialect } = await import('@toolhost/provider-dialects');
     const transcriptPath =
       typeof values.transcript === 'string'
         ? resolve(io.cwd, values.transcript)
         : defaultTranscriptPath(host.stateDir);
-    let transcript: ReturnType<typeof openTranscript>;
-    try {
-      transcript = openTranscript(transcriptPath);
-    } catch (error) {
-      throw usageError(`cannot create the transcript ${transcriptPath}: ${(error as Error).message}`, error);
-    }
-    const print =
+    const open = (path: string): TranscriptWriter => {
+      try {
+        return openTranscript(path);
+      } catch (error) {
+        throw usageError(`cannot create the transcript ${path}: ${(error as Error).message}`, error);
+      }
+    };
+    const transcript = open(transcriptPath);
+    let plannerTranscript: TranscriptWriter | undefined;
+    const printer =
       values.json === true
-        ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
+        ? (event: AgentEvent, subagent?: string) => {
+            if (subagent === undefined) io.stdout.write(`${JSON.stringify(event)}\n`);
+          }
         : createHumanPrinter(io, transcriptPath);
+    emit = (event, subagent) => {
+      if (subagent === undefined) transcript.write(event);
+      printer(event, subagent);
+    };
     const controller = new AbortController();
-    const loop = createAgentLoop({
-      host,
-      dialect: getDialect(provider.dialect),
-      provider,
-      task,
-      maxRounds,
-      signal: controller.signal,
-      onEvent: (event) => {
-        transcript.write(event);
-        print(event);
-      },
-    });
+    let active: AgentLoop | undefined;
     // stdout's reader going away stops the run outright.
     signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     onInterrupt(() => {
-      if (loop.interruptTools()) {
-        io.stderr.write('\nstopping the running tools (Ctrl-C again stops the run)\n');
+      // The first Ctrl-C stops the running tools, and with them the subagents they run.
+      if (active?.interruptTools()) {
+        io.stderr.write(
+          subagents.running > 0
+            ? '\nstopping the running tools and subagents (Ctrl-C again stops the run)\n'
+            : '\nstopping the running tools (Ctrl-C again stops the run)\n',
+        );
       } else if (!controller.signal.aborted) {
         io.stderr.write('\nstopping the run\n');
         controller.abort(new Error('interrupted'));
       }
     });
     try {
+      let executorTask = task;
+      if (planner) {
+        // A read-only child session with its own frontend, ledger and audit; the connections it
+        // opens (MCP servers) are the host's, so the executor reaches them without starting them again.
+        const executor = host.defaultSession();
+        const planning = await executor.openChild({ sandbox: 'read_only' });
+        const path = plannerTranscriptPath(transcriptPath);
+        plannerTranscript = open(path);
+        const plannerWriter = plannerTranscript;
+        const planLoop = createAgentLoop({
+          host,
+          session: planning,
+          role: 'planner',
+          dialect,
+          provider,
+          task,
+          maxRounds,
+          signal: controller.signal,
+          onEvent: (event) => {
+            plannerWriter.write(event);
+            printer(event);
+          },
+        });
+        active = planLoop;
+        const planned = await planLoop.run();
+        active = undefined;
+        await planning.close();
+        plannerTranscript.close();
+        emit({
+          type: 'plan-finished',
+          status: planned.status,
+          sessionId: planning.id,
+          transcript: path,
+          plan: planned.answer,
+        });
+        if (planned.status !== 'succeeded' || !planned.answer) {
+          return planned.status === 'cancelled' ? EXIT_CODES.interrupted : EXIT_CODES.failure;
+        }
+        executorTask =
+          `${task}\n\nA read-only planning session investigated the project and made this plan; carry it out ` +
+          `(adapt it where the project turns out different):\n\n${planned.answer}`;
+      }
+      const loop = createAgentLoop({
+        host,
+        dialect,
+        provider,
+        task: executorTask,
+        maxRounds,
+        signal: controller.signal,
+        subagents: true,
+        onEvent: emit,
+      });
+      active = loop;
       const outcome = await loop.run();
       if (outcome.status === 'succeeded') return EXIT_CODES.success;
       return outcome.status === 'cancelled' ? EXIT_CODES.interrupted : EXIT_CODES.failure;
     } finally {
+      plannerTranscript?.close();
       transcript.close();
     }
   } finally {
