@@ -24,6 +24,7 @@ export type AuditEventType =
   | 'batch-finished'
   | 'loop-guard-noticed'
   | 'notes-drained'
+  | 'goal-round-started'
   | 'host-closed';
 
 /**

@@ -5,6 +5,7 @@ import {
   createCodeIndexTool,
   createDiscoveryTools,
   createFileTools,
+  createSessionTools,
   createShellTools,
   createStructuredEditTools,
   createWebFetchTool,
@@ -205,6 +206,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         followRedirect: (from, to) =>
           settings.rules.match('web_fetch', from)?.rule === settings.rules.match('web_fetch', to)?.rule,
       }),
+      // The session tools: their state lives in the calling session (and its snapshot).
+      ...createSessionTools({
+        state: (context) => servicesOf(context).state,
+        pathPolicy,
+        conversationTools: options.conversationTools === true,
+      }),
     ];
     for (const tool of [...builtins, ...(options.tools ?? [])]) {
       try {
@@ -311,6 +318,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           shellName,
           clientInjectedKeys,
           surfaceFor,
+          conversationTools: options.conversationTools === true,
           register: (entry) => services.set(entry.id, entry),
           unregister: (id) => {
             services.delete(id);
@@ -329,6 +337,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           persist: input.persist,
           readOnlyStrict,
           restore: input.restore,
+          conversation: input.options.conversation,
           openChild: async (parent, childOptions) =>
             start({
               id: childOptions.id ?? newSessionId(),
@@ -396,6 +405,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
             observations: restored.observations,
             jobs: restored.jobs,
             results: [],
+            // Checked by the session (parseSessionStateSnapshot) like any snapshot on disk.
+            ...({
+              todos: restored.todos,
+              goal: restored.goal,
+              deliverables: restored.deliverables,
+            } as Pick<SessionSnapshot, 'todos' | 'goal' | 'deliverables'>),
           } satisfies SessionSnapshot)
         : undefined;
       try {

@@ -321,10 +321,11 @@ describe('Session.effectiveAnnotations', () => {
   it('honest MCP hints: use_capability and the shell never claim more safety than what they reach in the session', async () => {
     const readOnly = await host({ sandbox: 'read_only' });
     const ro = readOnly.defaultSession();
+    // use_capability reaches web_fetch (read-only, open-world) besides the read-only catalog tools.
     assert.deepEqual(ro.effectiveAnnotations('use_capability'), {
       readOnly: true,
       destructive: false,
-      openWorld: false,
+      openWorld: true,
     });
     assert.deepEqual(ro.effectiveAnnotations('bash'), {
       readOnly: true,
@@ -337,7 +338,7 @@ describe('Session.effectiveAnnotations', () => {
     assert.deepEqual(rw.effectiveAnnotations('use_capability'), {
       readOnly: false,
       destructive: true,
-      openWorld: false,
+      openWorld: true,
     });
     assert.deepEqual(rw.effectiveAnnotations('bash'), {
       readOnly: false,

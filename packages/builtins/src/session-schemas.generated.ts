@@ -36,13 +36,17 @@ export const createGoalArgumentsSchema: ArgumentSchema<CreateGoalArguments> = {
   "additionalProperties": false,
   "properties": {
     "max_goal_rounds": {
-      "description": "Most automatic goal rounds the host may run for it; omitted or null means unlimited.",
-      "maximum": 1000,
-      "minimum": 1,
-      "type": [
-        "integer",
-        "null"
-      ]
+      "anyOf": [
+        {
+          "maximum": 1000,
+          "minimum": 1,
+          "type": "integer"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "description": "Most automatic goal rounds the host may run for it; omitted or null means unlimited."
     },
     "objective": {
       "description": "What the goal achieves when it is done, as the person asked for it.",
@@ -176,13 +180,17 @@ export const updateGoalArgumentsSchema: ArgumentSchema<UpdateGoalArguments> = {
       "type": "string"
     },
     "max_goal_rounds": {
-      "description": "The new limit of automatic rounds, null for unlimited (edit only).",
-      "maximum": 1000,
-      "minimum": 1,
-      "type": [
-        "integer",
-        "null"
-      ]
+      "anyOf": [
+        {
+          "maximum": 1000,
+          "minimum": 1,
+          "type": "integer"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "description": "The new limit of automatic rounds, null for unlimited (edit only)."
     },
     "objective": {
       "description": "The new objective (edit only).",
