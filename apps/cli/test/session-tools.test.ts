@@ -14,7 +14,7 @@ const FILES = {
 
 function goalOf(line: Json): { id: string; revision: number; status: string; stop_reason: string | null } {
   assert.equal(line.status, 'ok', line.output);
-  return JSON.parse(String(line.output).split('\n(ignored')[0]).goal;
+  return JSON.parse(String(line.output).split('\n(ignored')[0] as string).goal;
 }
 
 async function snapshotOf(root: string, id: string): Promise<Json> {
