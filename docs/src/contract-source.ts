@@ -89,8 +89,9 @@ export interface LoadContractSourceOptions {
 
 /**
  * Loads the contract from the real composition: `createHost` from `@toolhost/boot` in
- * `workspace_write` with the `full` surface, on POSIX and on Windows (their registries, merged, hold
- * every built-in of both platforms, listed and hidden, plus `use_capability`), and one host per
+ * `workspace_write` with the `full` surface and the conversation tools, on POSIX and on Windows
+ * (their registries, merged, hold every built-in of both platforms, listed and hidden, plus
+ * `use_capability`), and one host per
  * profile × sandbox × platform for the surface table, whose
  * `tool:<name>` catalog is read from `use_capability(action="list")`. Every host runs on an empty
  * temporary project without a configuration file and is closed before this returns; the temporary
@@ -105,7 +106,17 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
       for (const sandbox of SANDBOX_MODES) {
         for (const platform of HOST_PLATFORMS) {
           const root = mkdtempSync(join(base, `${profile}-${sandbox}-${platform}-`));
-          const host = await createHost({ root, sandbox, surface: profile, platform, config: false });
+          // The registry host also registers the conversation tools (compress), which only a loop
+          // that owns a conversation lists: its surfaces (sessions without a port) are the same bytes.
+          const registryHost = profile === 'full' && sandbox === 'workspace_write';
+          const host = await createHost({
+            root,
+            sandbox,
+            surface: profile,
+            platform,
+            config: false,
+            ...(registryHost ? { conversationTools: true } : {}),
+          });
           try {
             surfaces.push({
               profile,
@@ -114,7 +125,7 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
               surface: [...host.surfaceNames()].sort(),
               catalog: await listCatalog(host),
             });
-            if (profile === 'full' && sandbox === 'workspace_write') registries.push(host.registry);
+            if (registryHost) registries.push(host.registry);
           } finally {
             await host.close();
           }
