@@ -188,6 +188,59 @@ describe('session tools through a host', () => {
     assert.equal(resumed.goal()?.activation?.roundsRun, 0, 'activations live in one process');
   });
 
+  it('never runs todo_write in parallel: a batch of two keeps their order, each a sequential call', async () => {
+    const audit = auditSink();
+    const h = await host({ onAudit: audit.onAudit });
+    const batch = await h.dispatchBatch([
+      { id: 'a', name: 'todo_write', arguments: { todos: [{ content: 'first', status: 'pending' }] } },
+      { id: 'b', name: 'get_goal', arguments: {} },
+      { id: 'c', name: 'todo_write', arguments: { todos: [{ content: 'second', status: 'pending' }] } },
+    ]);
+    assert.deepEqual(
+      batch.results.map((result) => result.status),
+      ['ok', 'ok', 'ok'],
+    );
+    assert.deepEqual(
+      h
+        .defaultSession()
+        .todos()
+        .map((todo) => todo.content),
+      ['second'],
+    );
+    const started = audit.events.filter((event) => event.type === 'call-started');
+    assert.deepEqual(
+      started.map((event) => [event.callId, event.mode]),
+      [
+        ['a', 'sequential'],
+        ['b', 'parallel'],
+        ['c', 'sequential'],
+      ],
+    );
+  });
+
+  it('keeps the session tools state in a host snapshot, for restore', async () => {
+    const first = await host();
+    await first.dispatch({
+      name: 'todo_write',
+      arguments: { todos: [{ content: 'carry me over', status: 'in_progress' }] },
+    });
+    const goal = goalOf(
+      await first.dispatch({ name: 'create_goal', arguments: { objective: 'Keep going' } }),
+    );
+    const snapshot = first.snapshot();
+    await first.close();
+    const second = await host({ restore: snapshot });
+    assert.deepEqual(
+      second
+        .defaultSession()
+        .todos()
+        .map((todo) => todo.content),
+      ['carry me over'],
+    );
+    assert.equal(second.defaultSession().goal()?.goal.id, goal.id);
+    assert.equal(second.defaultSession().goal()?.goal.status, 'active');
+  });
+
   it('reads a tampered snapshot safely: malformed state is dropped, never trusted', async () => {
     const first = await host();
     const session = await first.openSession();
