@@ -64,7 +64,7 @@ export function generateSchemaModule(options: GenerateSchemaModuleOptions): stri
     const raw = generator.getSchemaForSymbol(name, true) as unknown as Record<string, unknown>;
     // The tool's own description says what the root description would; keep requests small.
     const { $schema: _schema, description: _description, ...schema } = raw;
-    const canonical = canonicalizeSchema(schema);
+    const canonical = canonicalizeSchema(nullableAsAnyOf(schema));
     const constName = `${name[0]!.toLowerCase()}${name.slice(1)}Schema`;
     lines.push(
       `export const ${constName}: ArgumentSchema<${name}> = ${JSON.stringify(canonical, null, 2)};`,
@@ -72,6 +72,35 @@ export function generateSchemaModule(options: GenerateSchemaModuleOptions): stri
     );
   }
   return lines.join('\n');
+}
+
+const ANNOTATION_KEYS = new Set(['description', 'default', 'examples', 'title', '$comment']);
+
+/**
+ * A nullable value (`type: ["integer", "null"]`, from `@TJS-type ["integer", "null"]` on a
+ * `number | null` property) becomes `anyOf: [{ type: "integer", ...its bounds }, { type: "null" }]`
+ * with its annotations kept outside: Gemini rejects `type` arrays, and every dialect takes this
+ * `anyOf` as it is, so a built-in's schema compiles without a lossy step. Everything else is kept.
+ */
+export function nullableAsAnyOf(node: unknown): Record<string, unknown> {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = walk(item);
+    const type = out.type;
+    if (!Array.isArray(type) || type.length !== 2 || !type.includes('null')) return out;
+    const base = type.find((entry) => entry !== 'null');
+    const branch: Record<string, unknown> = { type: base };
+    const kept: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(out)) {
+      if (key === 'type') continue;
+      if (ANNOTATION_KEYS.has(key)) kept[key] = item;
+      else branch[key] = item;
+    }
+    return { ...kept, anyOf: [branch, { type: 'null' }] };
+  };
+  return walk(node) as Record<string, unknown>;
 }
 
 /** One argument file of a package and the generated module it maps to. */

@@ -100,9 +100,9 @@ export interface LoadContractSourceOptions {
 
 /**
  * Loads the contract from the real composition: `createHost` from `@toolhost/boot` in
- * `workspace_write` with the `full` surface and a subagent runner, on POSIX and on Windows (their
- * registries, merged, hold every built-in of both platforms, listed and hidden, the subagent tools
- * and `use_capability`), and one host per
+ * `workspace_write` with the `full` surface, a subagent runner and the conversation tools, on POSIX
+ * and on Windows (their registries, merged, hold every built-in of both platforms, listed and
+ * hidden, the subagent tools, the conversation tools and `use_capability`), and one host per
  * profile × sandbox × platform for the surface table, whose
  * `tool:<name>` catalog is read from `use_capability(action="list")`. Every host runs on an empty
  * temporary project without a configuration file and is closed before this returns; the temporary
@@ -117,7 +117,18 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
       for (const sandbox of SANDBOX_MODES) {
         for (const platform of HOST_PLATFORMS) {
           const root = mkdtempSync(join(base, `${profile}-${sandbox}-${platform}-`));
-          const host = await createHost({ root, sandbox, surface: profile, platform, config: false });
+          // The registry host below also registers the conversation tools (compress), which only a
+          // loop that owns a conversation lists: the surfaces here (sessions without a port) are the
+          // same bytes with or without them.
+          const registryHost = profile === 'full' && sandbox === 'workspace_write';
+          const host = await createHost({
+            root,
+            sandbox,
+            surface: profile,
+            platform,
+            config: false,
+            ...(registryHost ? { conversationTools: true } : {}),
+          });
           try {
             surfaces.push({
               profile,
@@ -140,6 +151,7 @@ export async function loadContractSource(options: LoadContractSourceOptions = {}
               platform,
               config: false,
               subagents: COMPOSITION_ONLY_RUNNER,
+              conversationTools: true,
             });
             registries.push(composed.registry);
             await composed.close();

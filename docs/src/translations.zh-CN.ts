@@ -113,6 +113,30 @@ export const TOOL_DESCRIPTIONS_ZH: Readonly<Record<string, Translation>> = {
     en: 'Read the full final answer of a subagent by its Subagent reference (sa_...), one page at a time by UTF-8 byte offset. The first line is a JSON header (result_ref, offset, next_offset, total_bytes, sha256 of the whole answer, complete), then the page; continue at next_offset until complete is true. Only references of this session, its subagents and its parent, in this project, are readable.',
     zh: '按 Subagent reference（sa_...）读取子 Agent 的完整最终回答，按 UTF-8 字节偏移一次读取一页。第一行是 JSON 头（result_ref、offset、next_offset、total_bytes、整个回答的 sha256、complete），随后是该页内容；从 next_offset 继续读取，直到 complete 为 true。只能读取本会话、它的子 Agent 和它的父会话在本项目中的引用。',
   },
+  todo_write: {
+    en: "Replace the session's task list with the given one and get it back rendered. Keep it honest: each status says the real progress (pending, in_progress, completed); there is no required order and no sign-off. Send the whole list every time (an empty list clears it). Use it for work of several steps; skip it for a single quick action.",
+    zh: '用给出的列表替换会话的任务列表，并返回渲染后的列表。保持如实：每个状态都反映真实进度（pending、in_progress、completed）；没有规定的顺序，也不需要签收。每次都发送完整的列表（空列表表示清空）。多步骤的工作使用它；一次就能完成的简单操作不必使用。',
+  },
+  create_goal: {
+    en: 'Create and activate a long-running goal for this session, only in a direct human turn where the person asked for work that should go on over several automatic rounds (never on your own initiative). While the goal is active and rounds remain, the host keeps the work going in automatic goal rounds until you complete or block it with update_goal. Returns the goal with its id and revision 1. max_goal_rounds limits the automatic rounds; omitted or null means unlimited. An unfinished goal is never replaced (GOAL_CONFLICT).',
+    zh: '为本会话创建并激活一个长期目标，只能在直接的人类回合中、且由人要求进行需要跨越多个自动轮次的工作时使用（绝不能自作主张）。目标处于活动状态且还有剩余轮次时，宿主会用自动目标轮继续推进工作，直到你用 update_goal 完成或阻塞它。返回带有 id 和 revision 1 的目标。max_goal_rounds 限制自动轮数；省略或传 null 表示不限。未完成的目标从不会被替换（GOAL_CONFLICT）。',
+  },
+  get_goal: {
+    en: "Read the session's current goal: its id, revision, status, objective and round limit, its activation in this process (automatic rounds run and remaining) and why automatic rounds stopped (stop_reason). goal is null when the session has none.",
+    zh: '读取会话的当前目标：它的 id、revision、状态、目标内容和轮数上限，它在本进程中的 activation（已运行和剩余的自动轮数），以及自动轮停止的原因（stop_reason）。会话没有目标时 goal 为 null。',
+  },
+  update_goal: {
+    en: "Update the session's goal by its exact goal_id and revision (as get_goal returned them): edit (objective, max_goal_rounds), pause, resume, complete, or blocked (with blocked_reason). Only edit uses objective and max_goal_rounds and only blocked uses blocked_reason; other fields are ignored and reported. A stale revision is refused (GOAL_REVISION_MISMATCH): read the goal again. In a direct human turn every action is allowed; in an automatic goal round only complete or blocked of that round's own goal. The retired continue action is refused. Every accepted update adds one to the revision.",
+    zh: '按精确的 goal_id 和 revision（以 get_goal 返回的为准）更新会话的目标：edit（objective、max_goal_rounds）、pause、resume、complete，或 blocked（附 blocked_reason）。只有 edit 使用 objective 和 max_goal_rounds，只有 blocked 使用 blocked_reason；其他字段会被忽略并在结果中注明。过期的 revision 会被拒绝（GOAL_REVISION_MISMATCH）：请重新读取目标。直接的人类回合可以使用所有动作；自动目标轮只能对该轮所属的目标执行 complete 或 blocked。已退役的 continue 动作会被拒绝。每次被接受的更新都把 revision 加一。',
+  },
+  present: {
+    en: 'Declare 1 to 8 existing files as the user-facing deliverables of the work, after writing them and before the final answer. The host checks every path at once (each must exist and be a regular file inside the project, named by its own path, not through a symbolic link); if any fails, nothing is recorded. It records only the paths and descriptions, replacing earlier deliverables: it never copies, runs or uploads the files and never returns their content.',
+    zh: '在写完文件之后、给出最终回答之前，把 1 到 8 个现有文件声明为面向用户的交付物。宿主一次性检查所有路径（每个都必须存在，且是项目内的普通文件，按它自己的路径命名，而不是经由符号链接）；任何一个不通过，就什么都不记录。它只记录路径和说明，并替换之前的交付物：从不复制、执行或上传这些文件，也从不返回它们的内容。',
+  },
+  compress: {
+    en: 'Compress the provider-visible conversation: the messages before or after one real user message are replaced by a summary, so later requests are smaller; the full history stays in the transcript. Use it only when the user explicitly asks to compress the context. anchor must be an exact excerpt of one user message that occurs exactly once across the user messages; instructions say what the summary must keep.',
+    zh: '压缩 provider 可见的对话：某条真实用户消息之前或之后的消息会被替换为一段摘要，使后续请求更小；完整历史仍保留在转录记录中。仅在用户明确要求压缩上下文时使用。anchor 必须是某条用户消息中的精确原文片段，并且在所有用户消息中恰好出现一次；instructions 说明摘要必须保留哪些内容。',
+  },
 };
 
 /** Chinese summary and recovery of each error code, keyed by code. */
@@ -472,6 +496,53 @@ export const ERROR_CODES_ZH: Readonly<
     recovery: {
       en: 'use a Subagent reference (sa_...) that a task or parallel_tasks result of this session gave, or start a new task',
       zh: '使用本会话的 task 或 parallel_tasks 结果给出的 Subagent reference（sa_...），或者开始一个新任务',
+    },
+  },
+  GOAL_CONFLICT: {
+    summary: {
+      en: "The session's goal does not allow this: an unfinished goal exists already (create_goal never replaces one), or the goal's status does not allow the action.",
+      zh: '会话的目标不允许这样做：已经存在一个未完成的目标（create_goal 从不替换它），或者目标的状态不允许该动作。',
+    },
+    recovery: {
+      en: 'read the goal with get_goal; finish or block the open goal first, or choose an action its status allows',
+      zh: '用 get_goal 读取目标；先完成或阻塞未完成的目标，或者选择其状态允许的动作',
+    },
+  },
+  GOAL_NOT_FOUND: {
+    summary: { en: 'The session has no goal with that id.', zh: '会话中没有该 id 的目标。' },
+    recovery: {
+      en: 'read the current goal and its id with get_goal',
+      zh: '用 get_goal 读取当前目标及其 id',
+    },
+  },
+  GOAL_REVISION_MISMATCH: {
+    summary: {
+      en: 'The goal changed since that revision was read; nothing was updated.',
+      zh: '自读取该 revision 以来目标已经改变；没有做任何更新。',
+    },
+    recovery: {
+      en: 'read the goal again with get_goal and retry with its current revision',
+      zh: '用 get_goal 重新读取目标，并用它当前的 revision 重试',
+    },
+  },
+  PLAN_NOT_APPROVED: {
+    summary: {
+      en: 'The session is in its plan phase, which does not allow this call until the plan is approved.',
+      zh: '会话处于计划阶段，在计划获批之前不允许这次调用。',
+    },
+    recovery: {
+      en: 'finish the plan and have it approved (exit_plan_mode) first',
+      zh: '先完成计划并让它获得批准（exit_plan_mode）',
+    },
+  },
+  COMPRESS_RANGE_INVALID: {
+    summary: {
+      en: 'The compress anchor is not an exact excerpt that occurs exactly once across the real user messages, or the range it selects is empty; nothing was compressed.',
+      zh: 'compress 的锚点不是在所有真实用户消息中恰好出现一次的精确原文片段，或者它选中的范围是空的；没有压缩任何内容。',
+    },
+    recovery: {
+      en: 'copy a longer, unique excerpt of one user message as anchor, or choose the other direction',
+      zh: '从某条用户消息中复制一段更长、唯一的原文作为锚点，或者选择另一个方向',
     },
   },
 };

@@ -184,6 +184,61 @@ describe('checkContractDocs', () => {
     assertProblem(dropped, 'tool-row', 'notebook_edit');
   });
 
+  it('documents the session tools (seed rows todo_write, create_goal, get_goal, update_goal, present, compress) in both languages', () => {
+    const seedFlags: Record<string, boolean> = {
+      compress: true,
+      create_goal: false,
+      get_goal: true,
+      present: true,
+      todo_write: true,
+      update_goal: false,
+    };
+    const lean = source.surfaces.find(
+      (listing) => listing.profile === 'lean' && listing.sandbox === 'workspace_write',
+    );
+    for (const [name, flag] of Object.entries(seedFlags)) {
+      assert.equal(readOnlyFlag(name), flag, `${name} has the seed's read-only flag`);
+      assert.equal(
+        source.registry.list({ visibility: 'all' }).find((tool) => tool.name === name)?.definition.group,
+        'utility_builtins',
+        `${name} is in the utility group`,
+      );
+      for (const file of [EN, ZH]) {
+        const text = files.documents[file] ?? '';
+        assert.ok(text.includes(`| \`${name}\` | ${flag} | `), `${file} has the row of ${name}`);
+        assert.match(
+          text,
+          new RegExp(`\\| \`${name}\` \\| \`[0-9a-f]{16}\` \\|`),
+          `${file} has the schema row of ${name}`,
+        );
+      }
+      // Reachable as tool:<name> on the lean surface; compress only where a conversation is.
+      if (name === 'compress') {
+        for (const listing of source.surfaces) {
+          assert.ok(
+            !listing.surface.includes(name) && !listing.catalog.includes(name),
+            'compress needs a conversation',
+          );
+        }
+      } else {
+        assert.ok(lean?.catalog.includes(name), `${name} is reachable as tool:${name} on the lean surface`);
+      }
+    }
+    for (const code of [
+      'GOAL_CONFLICT',
+      'GOAL_NOT_FOUND',
+      'GOAL_REVISION_MISMATCH',
+      'PLAN_NOT_APPROVED',
+      'COMPRESS_RANGE_INVALID',
+    ])
+      for (const file of [EN, ZH])
+        assert.ok(files.documents[file]?.includes(`| \`${code}\` |`), `${file} lists ${code}`);
+    const dropped = checkContractDocs(
+      withDocument(ZH, (text) => text.replace(/^\| `update_goal` \| false \|.*\n/m, '')),
+    );
+    assertProblem(dropped, 'tool-row', 'update_goal');
+  });
+
   it('behaviour 8: every schema parses as JSON, is canonical, and canonicalising it again is idempotent', () => {
     for (const tool of source.registry.list({ visibility: 'all' })) {
       const parsed = JSON.parse(tool.canonicalSchemaJson) as unknown;
@@ -228,15 +283,18 @@ describe('checkContractDocs', () => {
       for (const name of listing.catalog)
         assert.ok(!listing.surface.includes(name), `${name} is not listed twice`);
       if (listing.sandbox === 'read_only') {
-        // The surface of a read_only run: read-only tools, and the shell group, whose commands run in
-        // the read-only OS sandbox. (What the catalog offers is boot's choice; the table shows it.)
+        // The surface of a read_only run: read-only tools, the shell group, whose commands run in
+        // the read-only OS sandbox, and the session tools, which change only the session's own
+        // bookkeeping (the goal writers). (What the catalog offers is boot's choice; the table shows it.)
         for (const name of listing.surface) {
           const tool = source.registry
             .list({ visibility: 'all' })
             .find((candidate) => candidate.name === name)!;
           assert.ok(
-            readOnlyFlag(name) || tool.definition.group === 'shell_builtins',
-            `${name} on a read_only surface is read-only or a shell tool`,
+            readOnlyFlag(name) ||
+              tool.definition.group === 'shell_builtins' ||
+              (tool.definition.sessionScoped === true && tool.definition.group === 'utility_builtins'),
+            `${name} on a read_only surface is read-only, a shell tool or a session tool`,
           );
         }
       }

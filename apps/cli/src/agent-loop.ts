@@ -1,4 +1,15 @@
-import type { BatchResult, DispatchResult, Host, Session, ToolCall } from '@toolhost/boot';
+import type {
+  BatchResult,
+  ConversationPort,
+  Deliverable,
+  DispatchResult,
+  GoalRound,
+  Host,
+  Session,
+  SessionGoal,
+  ToolCall,
+  TurnOrigin,
+} from '@toolhost/boot';
 import type {
   AssistantMessage,
   CompiledTools,
@@ -10,6 +21,7 @@ import type {
   ToolResultContentPart,
   Usage,
 } from '@toolhost/provider-dialects';
+import { createLoopConversation, type LoopConversation, summaryPrompt } from './loop-conversation.js';
 import type { ProviderSettings } from './provider-config.js';
 import { openModelStream, ProviderRequestError, readServerSentEvents } from './provider-transport.js';
 import { type AgentRole, environmentContext, systemPrompt } from './system-prompt.js';
@@ -35,6 +47,19 @@ export interface RecordedResult {
 
 /** How a run ended. */
 export type RunStatus = 'succeeded' | 'failed' | 'cancelled';
+
+/** The session's goal as a run reports it at the end: its record, rounds run and stop reason. */
+export interface RunGoal {
+  readonly id: string;
+  readonly revision: number;
+  readonly status: string;
+  readonly objective: string;
+  readonly maxGoalRounds: number | null;
+  readonly blockedReason: string | null;
+  /** Automatic rounds this run drove. */
+  readonly roundsRun: number;
+  readonly stopReason: string | null;
+}
 
 /** What the loop reports, in order. Everything but `text-delta`, `model-started` and `tools-started` is transcript material. */
 export type AgentEvent =
@@ -83,6 +108,8 @@ export type AgentEvent =
       readonly notice: string | null;
       /** Whether a person stopped the batch with Ctrl-C. */
       readonly interrupted: boolean;
+      /** Present when the batch belongs to an automatic goal round. */
+      readonly turn?: TurnOrigin;
     }
   | {
       /** A subagent started (its own transcript holds its steps). */
@@ -109,12 +136,35 @@ export type AgentEvent =
       readonly plan: string | null;
     }
   | {
+      /** The loop continues an active goal with an automatic round. */
+      readonly type: 'goal-round';
+      readonly round: number;
+      readonly goalId: string;
+      readonly revision: number;
+      readonly goalRound: number;
+      readonly maxGoalRounds: number | null;
+    }
+  | {
+      /** `compress` replaced a range of the provider-visible conversation by a summary. */
+      readonly type: 'conversation-compressed';
+      readonly round: number;
+      readonly direction: 'before' | 'after';
+      readonly replacedMessages: number;
+      /** The summary message that replaced them (the originals stay in the transcript above). */
+      readonly summary: Message;
+      readonly usage: Usage | null;
+    }
+  | {
       readonly type: 'run-finished';
       readonly status: RunStatus;
       readonly rounds: number;
       readonly answer: string | null;
       readonly error: { readonly code: string; readonly message: string } | null;
       readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+      /** The session's goal at the end, or `null`. */
+      readonly goal: RunGoal | null;
+      /** The files `present` declared as deliverables (paths and descriptions only). */
+      readonly deliverables: readonly Deliverable[];
     };
 
 /** Options of {@link createAgentLoop}. */
@@ -128,10 +178,10 @@ export interface AgentLoopOptions {
   /** Aborts the run (the model request, or the tools and then the run). */
   readonly signal: AbortSignal;
   readonly onEvent: (event: AgentEvent) => void;
-  /** Retries when opening a stream; default 3. */
-  readonly maxRetries?: number;
-  readonly fetch?: typeof fetch;
-  /** The session the calls go to; default the host's default session. */
+  /**
+   * The session the calls go to (a subagent's or the planner's child session, owned by the caller);
+   * default a session the run opens with a conversation port (compress) and closes at its end.
+   */
   readonly session?: Session;
   /** The main agent (default), a subagent or the planner: the system prompt says which. */
   readonly role?: AgentRole;
@@ -142,6 +192,9 @@ export interface AgentLoopOptions {
    * prompt, and `task` is sent as the next user message as it is.
    */
   readonly history?: readonly Message[];
+  /** Retries when opening a stream; default 3. */
+  readonly maxRetries?: number;
+  readonly fetch?: typeof fetch;
 }
 
 /** The end of a run. */
@@ -150,9 +203,12 @@ export interface AgentOutcome {
   readonly rounds: number;
   readonly answer: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
+  /** The session's goal at the end, or `null` (absent before the session was opened). */
+  readonly goal?: RunGoal | null;
+  readonly deliverables?: readonly Deliverable[];
   /** The last text the model showed (the answer, or what it said before it was stopped), or `null`. */
   readonly lastText?: string | null;
-  /** The whole conversation, to continue it later (never written to the transcript as such). */
+  /** The provider-visible conversation, to continue it later (never written to the transcript as such). */
   readonly messages?: readonly Message[];
 }
 
@@ -213,45 +269,82 @@ function answerText(message: AssistantMessage): string {
     .trim();
 }
 
+/** What the loop says to the model when it continues an active goal with an automatic round. */
+export function goalRoundPrompt(round: GoalRound): string {
+  const of = round.maxGoalRounds === null ? '' : ` of at most ${round.maxGoalRounds}`;
+  return [
+    `[toolhost] Automatic goal round ${round.round}${of} for goal ${round.goalId} (revision ${round.revision}).`,
+    `Objective: ${round.objective}`,
+    'Go on working toward it. When the goal is achieved, call update_goal with action "complete"; when it cannot go on, action "blocked" with a blocked_reason. Answer without tool calls to end this round.',
+  ].join('\n');
+}
+
+function runGoal(goal: SessionGoal | null, roundsRun: number): RunGoal | null {
+  if (!goal) return null;
+  return {
+    id: goal.goal.id,
+    revision: goal.goal.revision,
+    status: goal.goal.status,
+    objective: goal.goal.objective,
+    maxGoalRounds: goal.goal.maxGoalRounds,
+    blockedReason: goal.goal.blockedReason,
+    roundsRun,
+    stopReason: goal.stopReason,
+  };
+}
+
 /**
- * The reference agent loop (inspectable-harness §9, over the host instead of a tool table): one
- * system prompt with the environment context, the task, then rounds of streamed model turns. Each
- * turn's tool calls are decoded with the dialect (names and argument encodings mapped back) and run
- * as one `dispatchBatch`, so the host's policy, evidence, parallelism and storm breaker apply; the
- * results go back as tool messages, and the breaker's notice as a note. A turn without tool calls
- * is the answer (an empty one fails). Provider failures while opening a stream are retried by the
+ * The reference agent loop (inspectable-harness §9, over a session of the host instead of a tool
+ * table): one system prompt with the environment context, the task, then rounds of streamed model
+ * turns. Each turn's tool calls are decoded with the dialect (names and argument encodings mapped
+ * back) and run as one `dispatchBatch`, so the host's policy, evidence, parallelism and storm
+ * breaker apply; the results go back as tool messages, and the breaker's notice as a note. A turn
+ * without tool calls is the answer (an empty one fails) — unless the session's goal is active with
+ * rounds left: then the loop goes on with an automatic goal round (a `[toolhost]` prompt; its calls
+ * carry `turn: { origin: 'goal_round', goalId }`) until the model completes or blocks the goal or the
+ * rounds run out. The loop owns the provider-visible conversation and gives its session a
+ * conversation port, so `compress` can replace a range of it by a model-written summary (the
+ * transcript keeps every message). Provider failures while opening a stream are retried by the
  * transport; a failure after the stream started fails the run. There is no repeated-call cap here:
- * the host's storm breaker warns the model instead. `maxRounds` bounds the run.
+ * the host's storm breaker warns the model instead. `maxRounds` bounds the model rounds.
  */
 export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const { host, dialect, provider, signal, onEvent } = options;
-  // A session or the host's default one: both dispatch, compile their surface and drain notes.
-  const target = options.session ?? host;
-  const policy = options.session?.policy ?? host;
-  let lastText: string | null = null;
   let toolController: AbortController | undefined;
   let toolsInterrupted = false;
   const usage = { inputTokens: 0, outputTokens: 0 };
   let rounds = 0;
+  const conversation: LoopConversation = createLoopConversation();
 
+  function addUsage(response: ModelResponse): void {
+    if (!response.usage) return;
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+  }
+
+  /**
+   * One streamed model request. `tools` absent: a request without tools (the summary of compress),
+   * whose text is not shown as the model's answer.
+   */
   async function streamTurn(
     round: number,
     messages: readonly Message[],
-    compiled: CompiledTools,
+    compiled: CompiledTools | undefined,
+    requestSignal: AbortSignal = signal,
   ): Promise<ModelResponse> {
+    const display = compiled !== undefined;
     const request = dialect.buildRequest({
       model: provider.model,
       messages,
-      tools: compiled,
+      ...(compiled ? { tools: compiled, parallelToolCalls: true } : {}),
       stream: true,
-      parallelToolCalls: true,
     });
-    onEvent({ type: 'model-started', round });
+    if (display) onEvent({ type: 'model-started', round });
     const response = await openModelStream({
       url: `${provider.baseUrl}${request.path}`,
       headers: provider.headers,
       body: request.body,
-      signal,
+      signal: requestSignal,
       ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       onRetry: (notice) =>
@@ -264,32 +357,88 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           reason: notice.reason,
         }),
     });
-    const parseOptions = { tools: compiled, toolCallIds: request.toolCallIds };
+    const parseOptions = { ...(compiled ? { tools: compiled } : {}), toolCallIds: request.toolCallIds };
     const contentType = response.headers.get('content-type') ?? '';
     if (!contentType.includes('text/event-stream')) {
       // A server that ignored `stream: true` and answered with one JSON body.
       const parsed = dialect.parseResponse(await response.json().catch(() => null), parseOptions);
       if (!parsed.ok) throw new RunFailure('PROVIDER_ERROR', parsed.error.message);
       const text = answerText(parsed.value.message);
-      if (text) onEvent({ type: 'text-delta', round, text });
+      if (text && display) onEvent({ type: 'text-delta', round, text });
       return parsed.value;
     }
     const parser = dialect.createStreamParser(parseOptions);
     let finished: ModelResponse | undefined;
     const take = (events: ReturnType<typeof parser.push>) => {
       for (const event of events) {
-        if (event.type === 'text-delta') onEvent({ type: 'text-delta', round, text: event.text });
-        else if (event.type === 'finish') finished = event.response;
+        if (event.type === 'text-delta') {
+          if (display) onEvent({ type: 'text-delta', round, text: event.text });
+        } else if (event.type === 'finish') finished = event.response;
         else if (event.type === 'error') throw new RunFailure('PROVIDER_ERROR', event.error.message);
       }
     };
-    for await (const event of readServerSentEvents(response, signal)) take(parser.push(event));
+    for await (const event of readServerSentEvents(response, requestSignal)) take(parser.push(event));
     take(parser.end());
     if (!finished) throw new RunFailure('PROVIDER_ERROR', 'the stream ended without a complete response');
     return finished;
   }
 
-  async function runTools(round: number, calls: readonly RecordedCall[]): Promise<BatchResult> {
+  /**
+   * The session's view of the conversation: the real user messages, and compress, which summarises
+   * the chosen range with the model (a request without tools) and replaces it in the provider-visible
+   * conversation only.
+   */
+  const conversationPort: ConversationPort = {
+    userMessages: () => conversation.userMessages(),
+    async compress(request) {
+      const range = conversation.range(request.messageId, request.direction);
+      if (!range.ok) return range;
+      const round = rounds;
+      let response: ModelResponse;
+      try {
+        response = await streamTurn(
+          round,
+          [
+            { role: 'system', content: summaryPrompt(request.instructions) },
+            { role: 'user', content: conversation.render(range) },
+          ],
+          undefined,
+          AbortSignal.any([signal, request.signal]),
+        );
+      } catch (error) {
+        return {
+          ok: false,
+          reason: 'failed',
+          message: error instanceof Error ? error.message : 'the summary request failed',
+        };
+      }
+      addUsage(response);
+      const summary = answerText(response.message);
+      if (!summary) return { ok: false, reason: 'failed', message: 'the model returned an empty summary' };
+      // The tool is still running in this turn: nothing else reads or changes the messages meanwhile.
+      const again = conversation.range(request.messageId, request.direction);
+      if (!again.ok || again.start !== range.start || again.end !== range.end) {
+        return { ok: false, reason: 'failed', message: 'the conversation changed while it was summarised' };
+      }
+      const message = conversation.replace(range, summary);
+      onEvent({
+        type: 'conversation-compressed',
+        round,
+        direction: request.direction,
+        replacedMessages: range.end - range.start,
+        summary: message,
+        usage: response.usage ?? null,
+      });
+      return { ok: true, replacedMessages: range.end - range.start, summaryChars: summary.length };
+    },
+  };
+
+  async function runTools(
+    session: Session,
+    round: number,
+    calls: readonly RecordedCall[],
+    turn: TurnOrigin | undefined,
+  ): Promise<BatchResult> {
     onEvent({ type: 'tools-started', round, calls });
     toolController = new AbortController();
     toolsInterrupted = false;
@@ -301,7 +450,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         name: call.name,
         arguments: call.arguments,
       }));
-      return await target.dispatchBatch(toolCalls, { signal: toolController.signal });
+      return await session.dispatchBatch(toolCalls, {
+        signal: toolController.signal,
+        ...(turn ? { turn } : {}),
+      });
     } finally {
       signal.removeEventListener('abort', stop);
       toolController = undefined;
@@ -309,49 +461,62 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   async function run(): Promise<AgentOutcome> {
-    const compiled = target.providerTools(dialect.name);
-    onEvent({
-      type: 'run-started',
-      task: options.task,
-      provider: provider.provider,
-      dialect: dialect.name,
-      model: provider.model,
-      root: host.root,
-      sandbox: policy.sandbox,
-      approval: policy.approval,
-      surface: policy.surface,
-      surfaceFingerprint: target.surfaceFingerprint(),
-      toolsFingerprint: compiled.fingerprint,
-      maxRounds: options.maxRounds,
-      ...(options.role && options.role !== 'agent' ? { role: options.role } : {}),
-      ...(options.session ? { sessionId: options.session.id } : {}),
-    });
-    const messages: Message[] = [...(options.history ?? [])];
-    const commit = (round: number, message: Message) => {
-      messages.push(message);
-      onEvent({ type: 'message', round, message });
-    };
+    let session: Session | undefined;
+    let goalRounds = 0;
+    let lastText: string | null = null;
+    const ownsSession = options.session === undefined;
     const finish = (outcome: AgentOutcome): AgentOutcome => {
+      const goal = session ? runGoal(session.goal(), goalRounds) : null;
+      const deliverables = session ? [...session.deliverables()] : [];
       const { status, rounds: used, answer, error } = outcome;
-      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage } });
-      return { ...outcome, lastText, messages };
+      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage }, goal, deliverables });
+      return { ...outcome, goal, deliverables, lastText, messages: [...conversation.messages] };
     };
     try {
+      // The run's own session (it holds the conversation port for compress and the goal the loop
+      // drives), or the caller's child session of a subagent or the planner.
+      session = options.session ?? (await host.openSession({ conversation: conversationPort }));
+      const current = session;
+      const compiled = current.providerTools(dialect.name);
+      onEvent({
+        type: 'run-started',
+        task: options.task,
+        provider: provider.provider,
+        dialect: dialect.name,
+        model: provider.model,
+        root: host.root,
+        sandbox: current.policy.sandbox,
+        approval: current.policy.approval,
+        surface: current.policy.surface,
+        surfaceFingerprint: current.surfaceFingerprint(),
+        toolsFingerprint: compiled.fingerprint,
+        maxRounds: options.maxRounds,
+        ...(options.role && options.role !== 'agent' ? { role: options.role } : {}),
+        ...(options.session ? { sessionId: options.session.id } : {}),
+      });
+      const commit = (round: number, message: Message, real = false) => {
+        conversation.push(message, real);
+        onEvent({ type: 'message', round, message });
+      };
       if (options.history && options.history.length > 0) {
-        commit(0, { role: 'user', content: options.task });
+        // A continued subagent: its earlier conversation, then the new task as the next user message.
+        for (const message of options.history) conversation.push(message, message.role === 'user');
+        commit(0, { role: 'user', content: options.task }, true);
       } else {
         commit(0, {
           role: 'system',
           content: `${systemPrompt({
-            surfaceNames: target.surfaceNames(),
-            sandbox: policy.sandbox,
-            approval: policy.approval,
+            surfaceNames: current.surfaceNames(),
+            sandbox: current.policy.sandbox,
+            approval: current.policy.approval,
             ...(options.role ? { role: options.role } : {}),
             ...(options.subagents ? { subagents: true } : {}),
           })}\n\n${await environmentContext(host.root)}`,
         });
-        commit(0, { role: 'user', content: `Task: ${options.task}` });
+        commit(0, { role: 'user', content: `Task: ${options.task}` }, true);
       }
+      // A person's direct turn until the loop starts an automatic goal round.
+      let turn: TurnOrigin | undefined;
       for (;;) {
         if (rounds >= options.maxRounds) {
           throw new RunFailure(
@@ -360,11 +525,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           );
         }
         rounds += 1;
-        const response = await streamTurn(rounds, messages, compiled);
-        if (response.usage) {
-          usage.inputTokens += response.usage.inputTokens;
-          usage.outputTokens += response.usage.outputTokens;
-        }
+        const response = await streamTurn(rounds, conversation.messages, compiled);
+        addUsage(response);
         onEvent({
           type: 'model-finished',
           round: rounds,
@@ -381,9 +543,23 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         if (calls.length === 0) {
           const answer = answerText(response.message);
           if (!answer) throw new RunFailure('PROVIDER_ERROR', 'the model returned an empty answer');
-          return finish({ status: 'succeeded', rounds, answer, error: null });
+          // An active goal with rounds left goes on in an automatic round; otherwise this is the answer.
+          const goalRound = current.startGoalRound();
+          if (!goalRound) return finish({ status: 'succeeded', rounds, answer, error: null });
+          goalRounds += 1;
+          onEvent({
+            type: 'goal-round',
+            round: rounds,
+            goalId: goalRound.goalId,
+            revision: goalRound.revision,
+            goalRound: goalRound.round,
+            maxGoalRounds: goalRound.maxGoalRounds,
+          });
+          commit(rounds, { role: 'user', content: goalRoundPrompt(goalRound) });
+          turn = { origin: 'goal_round', goalId: goalRound.goalId };
+          continue;
         }
-        const batch = await runTools(rounds, calls);
+        const batch = await runTools(current, rounds, calls, turn);
         if (signal.aborted) throw signal.reason;
         onEvent({
           type: 'tool-batch',
@@ -392,6 +568,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           results: batch.results.map(recordedResult),
           notice: batch.notice ?? null,
           interrupted: toolsInterrupted,
+          ...(turn ? { turn } : {}),
         });
         calls.forEach((call, index) => {
           const result = batch.results[index];
@@ -403,7 +580,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         if (batch.notice) notes.push(batch.notice);
         if (toolsInterrupted)
           notes.push('The person stopped these tool calls with Ctrl-C; do not simply repeat them.');
-        const jobNotes = target.drainNotes();
+        const jobNotes = current.drainNotes();
         if (jobNotes) notes.push(jobNotes);
         if (notes.length > 0) commit(rounds, { role: 'user', content: `[toolhost] ${notes.join('\n\n')}` });
       }
@@ -433,6 +610,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       }
       const message = error instanceof Error ? error.message : String(error);
       return finish({ status: 'failed', rounds, answer: null, error: { code: 'EXECUTION_ERROR', message } });
+    } finally {
+      if (ownsSession) await session?.close();
     }
   }
 

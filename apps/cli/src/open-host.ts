@@ -18,6 +18,8 @@ export interface OpenHostOptions {
   readonly io?: Pick<CliIo, 'env' | 'stderr'>;
   /** `--network`: the host's network for shell commands in `workspace_write` (false: the configuration decides). */
   readonly network?: boolean;
+  /** Register the conversation tools (`compress`): only a command whose loop owns a conversation (`run`). */
+  readonly conversationTools?: boolean;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       ...(onAudit ? { onAudit } : {}),
       ...(options.network === true ? { network: true } : {}),
       ...(options.subagents ? { subagents: options.subagents } : {}),
+      ...(options.conversationTools ? { conversationTools: true } : {}),
     });
   } catch (error) {
     await telemetry?.shutdown();

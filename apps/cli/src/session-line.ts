@@ -63,6 +63,34 @@ export interface SessionResult {
    * then the images and links, in the MCP content shape `serve` uses (`{type:"image", mimeType, data}`).
    */
   readonly content?: readonly SessionContentBlock[];
+  /**
+   * On a successful `present`: the session's deliverables it recorded (paths relative to the project
+   * root, descriptions and sizes; never file contents).
+   */
+  readonly deliverables?: readonly SessionDeliverable[];
+}
+
+/** A deliverable as a result line shows it. */
+export interface SessionDeliverable {
+  readonly path: string;
+  readonly description?: string;
+  readonly bytes: number;
+}
+
+function deliverablesOf(result: DispatchResult): SessionDeliverable[] | undefined {
+  if (result.toolName !== 'present' || result.status !== 'ok') return undefined;
+  const listed = result.details?.deliverables;
+  if (!Array.isArray(listed)) return undefined;
+  return listed.flatMap((entry: unknown) => {
+    if (!isObject(entry) || typeof entry.path !== 'string' || typeof entry.bytes !== 'number') return [];
+    return [
+      {
+        path: entry.path,
+        ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+        bytes: entry.bytes,
+      },
+    ];
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -170,6 +198,7 @@ export function invalidResult(entry: Extract<SessionCallEntry, { ok: false }>): 
 
 /** The protocol form of a host result, with the input's id echoed (a number stays a number). */
 export function sessionResult(result: DispatchResult, id: SessionId, notice?: string): SessionResult {
+  const deliverables = deliverablesOf(result);
   const extra: SessionContentBlock[] = [];
   for (const block of result.content) {
     if (block.type === 'image') extra.push({ type: 'image', mimeType: block.mimeType, data: block.data });
@@ -184,6 +213,7 @@ export function sessionResult(result: DispatchResult, id: SessionId, notice?: st
     resultRef: result.resultRef,
     ...(notice ? { notice } : {}),
     ...(extra.length > 0 ? { content: [{ type: 'text', text: result.output }, ...extra] } : {}),
+    ...(deliverables ? { deliverables } : {}),
   };
 }
 

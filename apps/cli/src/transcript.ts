@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { TurnOrigin } from '@toolhost/boot';
 import type { AgentEvent, RecordedCall, RecordedResult } from './agent-loop.js';
 
 /** The transcript format version written in every row. */
@@ -59,6 +60,8 @@ export interface TranscriptBatch {
   readonly round: number;
   readonly calls: readonly RecordedCall[];
   readonly results: readonly RecordedResult[];
+  /** The batch's turn origin when it belonged to an automatic goal round. */
+  readonly turn?: TurnOrigin;
 }
 
 /** What `replay` needs from a transcript. */
@@ -129,7 +132,11 @@ export function readTranscript(path: string): ParsedTranscript {
     if (!calls.every(checkCall) || !results.every(checkResult)) {
       throw new TranscriptError('a tool-batch row has a malformed call or result', number);
     }
-    batches.push({ round: typeof row.round === 'number' ? row.round : 0, calls, results });
+    const turn =
+      isObject(row.turn) && row.turn.origin === 'goal_round' && typeof row.turn.goalId === 'string'
+        ? { turn: { origin: 'goal_round' as const, goalId: row.turn.goalId } }
+        : {};
+    batches.push({ round: typeof row.round === 'number' ? row.round : 0, calls, results, ...turn });
   });
   return { started, batches };
 }

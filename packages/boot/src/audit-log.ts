@@ -26,6 +26,7 @@ export type AuditEventType =
   | 'notes-drained'
   | 'subagent-started'
   | 'subagent-finished'
+  | 'goal-round-started'
   | 'host-closed';
 
 /**

@@ -5,6 +5,7 @@ import {
   createCodeIndexTool,
   createDiscoveryTools,
   createFileTools,
+  createSessionTools,
   createShellTools,
   createStructuredEditTools,
   createSubagentTools,
@@ -214,6 +215,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         followRedirect: (from, to) =>
           settings.rules.match('web_fetch', from)?.rule === settings.rules.match('web_fetch', to)?.rule,
       }),
+      // The session tools: their state lives in the calling session (and its snapshot).
+      ...createSessionTools({
+        state: (context) => servicesOf(context).state,
+        pathPolicy,
+        conversationTools: options.conversationTools === true,
+      }),
     ];
     // The subagent tools exist only when the embedding loop can run subagents. Each session's
     // lineage (its root session and depth) is what their results are kept and read by.
@@ -344,6 +351,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           shellName,
           clientInjectedKeys,
           surfaceFor,
+          conversationTools: options.conversationTools === true,
           register: (entry) => services.set(entry.id, entry),
           unregister: (id) => {
             services.delete(id);
@@ -363,6 +371,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           persist: input.persist,
           readOnlyStrict,
           restore: input.restore,
+          conversation: input.options.conversation,
           openChild: async (parent, childOptions) =>
             start({
               id: childOptions.id ?? newSessionId(),
@@ -435,6 +444,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
             observations: restored.observations,
             jobs: restored.jobs,
             results: [],
+            // Checked by the session (parseSessionStateSnapshot) like any snapshot on disk.
+            ...({
+              todos: restored.todos,
+              goal: restored.goal,
+              deliverables: restored.deliverables,
+            } as Pick<SessionSnapshot, 'todos' | 'goal' | 'deliverables'>),
           } satisfies SessionSnapshot)
         : undefined;
       try {

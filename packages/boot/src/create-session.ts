@@ -1,6 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import {
+  beginGoalRound,
+  type ConversationPort,
+  type Deliverable,
+  type GoalState,
+  parseSessionStateSnapshot,
+  restoredGoalState,
+  type SessionStateAccess,
+  type TodoItem,
+} from '@toolhost/builtins';
+import {
   type CapabilityAuthorization,
   type CapabilityAuthorizationRequest,
   type CapabilityProxy,
@@ -30,7 +40,7 @@ import type {
   DispatchResult,
   ToolCall,
 } from './host-types.js';
-import type { PolicySurface } from './host-surface.js';
+import type { PolicySurface, SurfaceFor } from './host-surface.js';
 import { toolFacts } from './permit-call.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import type { PermissionRules } from './permission-rules.js';
@@ -72,7 +82,9 @@ export interface SessionHost {
   readonly untrustedServers: ReadonlySet<string>;
   readonly shellName: string | undefined;
   readonly clientInjectedKeys: ReadonlySet<string>;
-  surfaceFor(sandbox: SandboxMode, profile: SurfaceProfile): PolicySurface;
+  readonly surfaceFor: SurfaceFor;
+  /** Whether the host registered the conversation tools (`compress`). */
+  readonly conversationTools: boolean;
   /** Called with every live session and when it ends, so tools find their session's state. */
   register(session: SessionServices): void;
   unregister(id: string): void;
@@ -86,6 +98,8 @@ export interface SessionServices {
   readonly observations: ObservationStore;
   readonly jobs: JobManager;
   readonly proxy: CapabilityProxy;
+  /** The session tools' state (task list, goal, deliverables, conversation port). */
+  readonly state: SessionStateAccess;
 }
 
 /** How a session starts: fresh, or continuing a snapshot. */
@@ -97,6 +111,13 @@ export interface SessionStart {
   readonly persist: boolean;
   readonly readOnlyStrict: boolean;
   readonly restore?: SessionSnapshot | undefined;
+  /** The embedding loop's conversation (for `compress`), when it gave one. */
+  readonly conversation?: ConversationPort | undefined;
+  /**
+   * Whether the session is in its plan phase now (`present` is refused then). Plan mode wires it;
+   * default never.
+   */
+  readonly inPlanPhase?: (() => boolean) | undefined;
   /** Opens a child of this session (the host's `openSession` with the child's start). */
   readonly openChild: (parent: Session, options: ChildSessionOptions) => Promise<Session>;
 }
@@ -173,14 +194,39 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
   }
 
   function build(): Session {
-    const surface = host.surfaceFor(policy.sandbox, policy.surface);
+    const conversation = host.conversationTools ? start.conversation : undefined;
+    const surface = host.surfaceFor(policy.sandbox, policy.surface, conversation !== undefined);
     const audit = sessionAudit(host.audit, id);
     const observations = createObservationStore();
     let restoredJobsNote: string | undefined;
+    // The session tools' state: replaced whole by the tools, kept in the snapshot.
+    let todos: readonly TodoItem[] = [];
+    let goal: GoalState | null = null;
+    let deliverables: readonly Deliverable[] = [];
     if (start.restore) {
       observations.restore(start.restore.observations);
       restoredJobsNote = restoredJobs(start.restore.jobs);
+      const restored = parseSessionStateSnapshot(start.restore);
+      todos = restored.todos;
+      goal = restored.goal ? restoredGoalState(restored.goal) : null;
+      deliverables = restored.deliverables;
     }
+    const state: SessionStateAccess = {
+      todos: () => todos,
+      replaceTodos: (next) => {
+        todos = Object.freeze(next.map((todo) => Object.freeze({ ...todo })));
+      },
+      goal: () => goal,
+      replaceGoal: (next) => {
+        goal = Object.freeze({ ...next });
+      },
+      deliverables: () => deliverables,
+      replaceDeliverables: (next) => {
+        deliverables = Object.freeze(next.map((entry) => Object.freeze({ ...entry })));
+      },
+      inPlanPhase: () => start.inPlanPhase?.() === true,
+      conversation,
+    };
     const jobs = createJobManager({
       sandbox: { ...host.jobSandbox, mode: policy.sandbox },
       ...(host.jobEnvironment ? { environment: host.jobEnvironment } : {}),
@@ -237,7 +283,7 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       counters: { call: 0, batch: 0 },
     };
     const pipeline = context;
-    host.register({ id, observations, jobs, proxy });
+    host.register({ id, observations, jobs, proxy, state });
     disposers.push(() => host.unregister(id));
 
     const inflight = new Set<Promise<unknown>>();
@@ -274,6 +320,9 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           ...(endedAt === undefined ? {} : { endedAt }),
         }),
       ),
+      todos,
+      goal: goal?.goal ?? null,
+      deliverables,
     });
     const persistNow = () => {
       if (!start.persist) return;
@@ -344,6 +393,17 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
         if (notes.length === 0) return undefined;
         audit.emit('notes-drained', { notes: notes.length });
         return notes.join('\n\n');
+      },
+      todos: () => todos,
+      goal: () => goal,
+      deliverables: () => deliverables,
+      startGoalRound() {
+        const next = beginGoalRound(goal);
+        goal = next.state;
+        if (next.round)
+          audit.emit('goal-round-started', { goalId: next.round.goalId, round: next.round.round });
+        schedulePersist();
+        return next.round;
       },
       snapshot,
       openChild: (options = {}) => start.openChild(session, options),
@@ -417,6 +477,8 @@ function effectiveAnnotations(
   for (const target of surface.catalog) {
     const facts = target.definition.annotations;
     if (sandboxDenial(toolFacts(target), policy.sandbox)) continue;
+    // A session tool changes only the session's own bookkeeping, never the client's environment.
+    if (toolFacts(target).sessionScoped === true) continue;
     const hints =
       target.definition.category === 'shell' && (target.name === 'bash' || target.name === 'pwsh')
         ? (effectiveAnnotations(host, surface, policy, target.name, proxy) ?? facts)

@@ -35,6 +35,11 @@ export interface PermissionToolFacts {
    * an unapproved project configuration): the reason. Only a deny rule decides before it.
    */
   readonly approvalRequired?: string;
+  /**
+   * The tool changes only the calling session's own bookkeeping (`ToolDefinition.sessionScoped`:
+   * the task list, goal, deliverables): no sandbox refuses it, and it is allowed without asking.
+   */
+  readonly sessionScoped?: boolean;
 }
 
 /** The input of {@link decidePermission}. */
@@ -79,13 +84,14 @@ export type PermissionDecision =
  * The sandbox step alone: whether the run's sandbox refuses this kind of tool outright. In a
  * `read_only` run a tool that writes (category `write`, the editing group, `readOnly: false` or
  * `destructive: true`) is refused with `PERMISSION_DENIED`, except shell tools, which run inside the
- * read-only OS sandbox. Nothing else is refused here.
+ * read-only OS sandbox, and session-scoped tools, which change nothing outside the session. Nothing
+ * else is refused here.
  */
 export function sandboxDenial(
   tool: PermissionToolFacts,
   sandbox: SandboxMode,
 ): Extract<PermissionDecision, { type: 'deny' }> | undefined {
-  if (sandbox !== 'read_only' || tool.category === 'shell') return undefined;
+  if (sandbox !== 'read_only' || tool.category === 'shell' || tool.sessionScoped === true) return undefined;
   const writes =
     tool.category === 'write' ||
     tool.group === 'editing_builtins' ||
@@ -108,7 +114,8 @@ export function sandboxDenial(
  * 2. path policy: a refused target → deny with the policy's code (final, also under `never`);
  * 3. configured rules on the exact tool name: `deny` → deny `APPROVAL_DENIED`; then a target that
  *    needs a person whatever the rules say (`approvalRequired`) → ask; then `ask`, then `allow` rules;
- * 4. writers (category `write`): `strict` → ask, otherwise allow (source `policy`);
+ * 4. session-scoped tools (they change only the session's own task list, goal or deliverables) →
+ *    allow (source `policy`); writers (category `write`): `strict` → ask, otherwise allow (source `policy`);
  * 5. shell inside an OS sandbox (`read_only`, `workspace_write`): `strict` → ask, otherwise allow
  *    (source `sandbox`); under `danger_full_access` the shell falls through to its annotations;
  * 6. approval `never` → allow;
@@ -152,6 +159,9 @@ export function decidePermission(request: PermissionRequest): PermissionDecision
       rule: rule.rule,
       reason: `the configured rule allow "${rule.rule}"`,
     };
+  }
+  if (tool.sessionScoped === true) {
+    return { type: 'allow', source: 'policy', reason: "the tool changes only this session's own state" };
   }
   if (tool.category === 'write') {
     return approval === 'strict'

@@ -23,7 +23,8 @@ export interface FinalizedCall {
 /**
  * Steps 3 to 5: the permission step, then (evidence is checked by the structured file tools under
  * their mutation lock) the handler within its timeout and the cancellation of the call, the session
- * and the host. The handler gets the session id and a progress callback. Emits `call-started`.
+ * and the host. The handler gets the session id, the turn origin and a progress callback. Emits
+ * `call-started`.
  */
 export async function executePreparedCall(
   context: PipelineContext,
@@ -68,6 +69,7 @@ export async function executePreparedCall(
     invocation: call.invocation,
     signal: cancel,
     sessionId: context.sessionId,
+    ...(options.turn ? { turn: options.turn } : {}),
     ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
     ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
   });

@@ -104,6 +104,13 @@ export interface HostOptions {
    * not exist. Default none.
    */
   readonly subagents?: SubagentRunner;
+  /**
+   * Register the tools that need the embedding loop's conversation (`compress`): a loop that owns
+   * its sessions' conversations (`toolhost run`) sets it and opens its sessions with a
+   * `conversation` port, and only those sessions list and run them. Default false: `compress` is not
+   * registered (`toolhost session` and `serve` never list it).
+   */
+  readonly conversationTools?: boolean;
 }
 
 /** A host's validated settings: everything {@link resolveHostSettings} decided from its options. */

@@ -14,7 +14,7 @@ import {
 } from '@toolhost/provider-dialects';
 import type { SandboxMode } from './decide-permission.js';
 import type { SurfaceProfile } from './parse-host-config.js';
-import { type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
+import { CONVERSATION_TOOLS, type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
 import type { ProviderTools, ProviderToolsOptions } from './session-types.js';
 
 /** The provider surface of one run policy, computed once and frozen. */
@@ -37,23 +37,28 @@ export interface HostSurfacesOptions {
   readonly candidates: ReadonlySet<string>;
 }
 
+/** Which surface of a host: the session's sandbox and profile, and whether it has a conversation port. */
+export type SurfaceFor = (
+  sandbox: SandboxMode,
+  profile: SurfaceProfile,
+  conversation?: boolean,
+) => PolicySurface;
+
 /**
- * The surfaces of a host, one per (sandbox, profile) its sessions use, each computed on first use
+ * The surfaces of a host, one per (sandbox, profile, conversation) its sessions use, each computed on first use
  * and then the same frozen object for the host's life: byte-identical tool lists across calls,
  * sessions and MCP inventory changes (prompt-cache stability). Provider compilations are cached the
  * same way, per dialect and options.
  */
-export function createHostSurfaces(
-  options: HostSurfacesOptions,
-): (sandbox: SandboxMode, profile: SurfaceProfile) => PolicySurface {
+export function createHostSurfaces(options: HostSurfacesOptions): SurfaceFor {
   const { registry } = options;
   const cache = new Map<string, PolicySurface>();
   const hostedTools: HostedTool[] = registry
     .list()
     .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
     .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
-  return (sandbox, profile) => {
-    const key = `${sandbox}\0${profile}`;
+  return (sandbox, profile, conversation = false) => {
+    const key = `${sandbox}\0${profile}\0${conversation}`;
     const cached = cache.get(key);
     if (cached) return cached;
     const tools: readonly RegisteredTool[] = Object.freeze(
@@ -63,6 +68,7 @@ export function createHostSurfaces(
         platform: options.platform,
         // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
         tools: registry.list({ visibility: 'all' }).filter((tool) => options.candidates.has(tool.name)),
+        conversation,
       }),
     );
     const names = Object.freeze(tools.map((tool) => tool.name));
@@ -71,12 +77,16 @@ export function createHostSurfaces(
     const onSurface = new Set(names);
     // Every listed tool that is not on the surface stays reachable as `tool:<name>`, including the
     // ones this policy's sandbox refuses: called that way they get the same PERMISSION_DENIED as by name.
+    // A conversation tool is offered only where a conversation is (then it is on the surface itself).
     const catalog = Object.freeze(
       registry
         .list()
         .filter(
           (tool) =>
-            !onSurface.has(tool.name) && tool.name !== USE_CAPABILITY && tool.definition.source !== 'hosted',
+            !onSurface.has(tool.name) &&
+            tool.name !== USE_CAPABILITY &&
+            tool.definition.source !== 'hosted' &&
+            !(tool.definition.source === 'builtin' && CONVERSATION_TOOLS.includes(tool.name)),
         ),
     );
     const compiled = new Map<string, ProviderTools>();

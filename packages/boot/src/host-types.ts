@@ -8,6 +8,7 @@ import type {
   ToolInvocation,
   ToolProgress,
   ToolSource,
+  TurnOrigin,
 } from '@toolhost/contracts';
 import type {
   ApprovalPolicy,
@@ -26,11 +27,7 @@ export interface ToolCall {
 }
 
 /** Where a turn's calls come from: a person's direct turn, or an automatic round of a goal. */
-export interface TurnOrigin {
-  readonly origin: 'human' | 'goal_round';
-  /** The goal an automatic round belongs to. */
-  readonly goalId?: string;
-}
+export type { TurnOrigin };
 
 /** Options of `dispatch` and `dispatchBatch` (of a session or of the host's default session). */
 export interface DispatchOptions {
@@ -41,7 +38,10 @@ export interface DispatchOptions {
    * progress reached through `use_capability`), with the call id.
    */
   readonly onProgress?: (progress: ToolProgress & { readonly callId: string }) => void;
-  /** Who started this turn; default a person's direct turn. */
+  /**
+   * Who started this turn; default a person's direct turn. It reaches every call's handler
+   * (`ToolCallContext.turn`): the goal tools take their authority from it.
+   */
   readonly turn?: TurnOrigin;
   /**
    * A W3C `traceparent` of the caller (an MCP client's `_meta.traceparent`): recorded on

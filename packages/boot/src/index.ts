@@ -16,9 +16,25 @@ export type {
   SessionJobRecord,
   SessionOptions,
   SessionPolicy,
+  SessionGoal,
   SessionResultRecord,
   SessionSnapshot,
 } from './session-types.js';
+// The session tools' state types, for embedding loops (a session reports them; `run` drives goals).
+export type {
+  ConversationCompressOutcome,
+  ConversationCompressRequest,
+  ConversationPort,
+  ConversationUserMessage,
+  Deliverable,
+  GoalActivation,
+  GoalRecord,
+  GoalRound,
+  GoalStatus,
+  GoalStopReason,
+  TodoItem,
+  TodoStatus,
+} from '@toolhost/builtins';
 export {
   DEFAULT_SESSION_MAX_AGE_MS,
   DEFAULT_SESSIONS_MAX_BYTES,
@@ -106,6 +122,7 @@ export {
   type ShellSandboxSettings,
 } from './sandbox-config.js';
 export {
+  CONVERSATION_TOOLS,
   type HostPlatform,
   LEAN_SURFACE_TOOLS,
   type SelectSurfaceOptions,

@@ -42,6 +42,8 @@ export function toolFacts(tool: RegisteredTool): PermissionToolFacts {
       tool.name === USE_CAPABILITY || isDelegatingTool(definition)
         ? { readOnly: true, destructive: false, openWorld: false }
         : definition.annotations,
+    // Only a built-in's claim is believed: nothing from outside the host is exempt from the sandbox.
+    ...(definition.sessionScoped === true && definition.source === 'builtin' ? { sessionScoped: true } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   type ToolProgress,
   type ToolResult,
   toToolhostError,
+  type TurnOrigin,
 } from '@toolhost/contracts';
 
 /**
@@ -27,6 +28,8 @@ export interface RunToolOptions {
   readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
   /** The session the call belongs to (tools with per-agent state pick it by this). */
   readonly sessionId?: string | undefined;
+  /** Who started the call's turn (the session tools' authority); absent means a person's turn. */
+  readonly turn?: TurnOrigin | undefined;
   /** Overrides the tool's own `execution.timeoutMs`. */
   readonly timeoutMs?: number;
   /** Called with every handler promise still running after the call was reported (close() waits for them). */
@@ -64,6 +67,7 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     invocation: options.invocation,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.turn === undefined ? {} : { turn: options.turn }),
   };
   if (options.signal?.aborted) {
     return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };

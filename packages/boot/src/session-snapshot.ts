@@ -1,3 +1,4 @@
+import type { Deliverable, GoalRecord, TodoItem } from '@toolhost/builtins';
 import { ToolhostError } from '@toolhost/contracts';
 import type { ObservationStoreSnapshot } from '@toolhost/read-evidence';
 import type { SessionJobRecord, SessionResultRecord, SessionSnapshot } from './session-types.js';
@@ -19,6 +20,10 @@ export interface HostSnapshot {
   readonly results: readonly SessionResultRecord[];
   /** The default session's id (absent in snapshots of hosts before sessions existed). */
   readonly sessionId?: string;
+  /** The default session's task list, goal and deliverables (absent before the session tools). */
+  readonly todos?: readonly TodoItem[];
+  readonly goal?: GoalRecord | null;
+  readonly deliverables?: readonly Deliverable[];
 }
 
 function restoreError(problem: string, cause?: unknown): ToolhostError {
@@ -41,6 +46,9 @@ export function hostSnapshotOf(snapshot: SessionSnapshot): HostSnapshot {
     jobs: snapshot.jobs,
     results: snapshot.results,
     sessionId: snapshot.id,
+    todos: snapshot.todos ?? [],
+    goal: snapshot.goal ?? null,
+    deliverables: snapshot.deliverables ?? [],
   };
 }
 
@@ -56,6 +64,10 @@ export function checkRestoreSnapshot(
   readonly observations: ObservationStoreSnapshot;
   readonly jobs: readonly SessionJobRecord[];
   readonly results: readonly SessionResultRecord[];
+  /** The session tools' state as found (checked again when the session reads it). */
+  readonly todos?: unknown;
+  readonly goal?: unknown;
+  readonly deliverables?: unknown;
 } {
   if (typeof value !== 'object' || value === null) {
     throw restoreError('expected a snapshot taken by Host.snapshot() or Session.snapshot()');
@@ -79,5 +91,8 @@ export function checkRestoreSnapshot(
     observations: snapshot.observations as ObservationStoreSnapshot,
     jobs: Array.isArray(snapshot.jobs) ? snapshot.jobs : [],
     results: snapshot.results as readonly SessionResultRecord[],
+    todos: snapshot.todos,
+    goal: snapshot.goal,
+    deliverables: snapshot.deliverables,
   };
 }

@@ -1,3 +1,11 @@
+import type {
+  ConversationPort,
+  Deliverable,
+  GoalRecord,
+  GoalRound,
+  GoalState,
+  TodoItem,
+} from '@toolhost/builtins';
 import type { ModelTool, ToolAnnotations } from '@toolhost/contracts';
 import type { CompiledTools, CompileToolsOptions, DialectName } from '@toolhost/provider-dialects';
 import type { ObservationStoreSnapshot } from '@toolhost/read-evidence';
@@ -44,6 +52,12 @@ export interface SessionOptions {
    * so `host.resumeSession(id)` continues it after a restart. Default true.
    */
   readonly persist?: boolean;
+  /**
+   * The embedding loop's view of the session's provider-visible conversation. On a host created
+   * with `conversationTools`, it puts `compress` on the session's surface (lean and full) and lets it
+   * run; without it (or on another host) the session lists no conversation tool.
+   */
+  readonly conversation?: ConversationPort;
 }
 
 /** Options of `session.openChild`: a subagent's or planner's session over the same connections. */
@@ -70,7 +84,16 @@ export interface SessionSnapshot {
   readonly jobs: readonly SessionJobRecord[];
   /** Stored (truncated) results, oldest first; their bodies stay in the session's directory. */
   readonly results: readonly SessionResultRecord[];
+  /** The task list of `todo_write` (absent in snapshots taken before the session tools). */
+  readonly todos?: readonly TodoItem[];
+  /** The goal (without its in-process activation), or `null`. */
+  readonly goal?: GoalRecord | null;
+  /** The deliverables `present` recorded. */
+  readonly deliverables?: readonly Deliverable[];
 }
+
+/** A goal as a session reports it: the record, its activation in this process and its stop reason. */
+export type SessionGoal = GoalState;
 
 /** A job as a snapshot remembers it. */
 export interface SessionJobRecord {
@@ -129,6 +152,19 @@ export interface Session {
   dispatchBatch(calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult>;
   /** What happened in the background since the last call, for the next turn, or `undefined`. */
   drainNotes(): string | undefined;
+  /** The task list `todo_write` keeps, in order. */
+  todos(): readonly TodoItem[];
+  /** The goal, its in-process activation and its stop reason, or `null` when there is none. */
+  goal(): SessionGoal | null;
+  /** The files `present` recorded as deliverables (paths and descriptions only). */
+  deliverables(): readonly Deliverable[];
+  /**
+   * The embedding loop's question after the model answered: may an automatic round of the goal run
+   * now? While the goal is active and its activation has rounds left, the round is counted and
+   * returned (its calls go with `turn: { origin: 'goal_round', goalId }`); otherwise `undefined`,
+   * and {@link Session.goal} tells why (`stopReason`).
+   */
+  startGoalRound(): GoalRound | undefined;
   /** The session's resumable state as plain JSON. */
   snapshot(): SessionSnapshot;
   /** A child session over the same connections with a policy no wider than this one's. */

@@ -92,3 +92,60 @@ export {
   type SubagentService,
   type SubagentToolsOptions,
 } from './subagent-tools.js';
+export { createSessionTools } from './create-session-tools.js';
+export { createCompressTool, countOccurrences } from './compress.js';
+export { createCreateGoalTool } from './create-goal.js';
+export { createGetGoalTool } from './get-goal.js';
+export { createPresentTool } from './present.js';
+export { createTodoWriteTool, renderTodos } from './todo-write.js';
+export { createUpdateGoalTool } from './update-goal.js';
+export {
+  beginGoalRound,
+  createGoal,
+  type GoalRound,
+  type GoalUpdate,
+  goalModelView,
+  parseGoalRecord,
+  restoredGoalState,
+  updateGoal,
+} from './goal-protocol.js';
+export type {
+  CompressArguments,
+  CreateGoalArguments,
+  GetGoalArguments,
+  PresentArguments,
+  PresentFile,
+  TodoWriteArguments,
+  TodoWriteItem,
+  UpdateGoalArguments,
+} from './session-arguments.js';
+export {
+  compressArgumentsSchema,
+  createGoalArgumentsSchema,
+  getGoalArgumentsSchema,
+  presentArgumentsSchema,
+  todoWriteArgumentsSchema,
+  updateGoalArgumentsSchema,
+} from './session-schemas.generated.js';
+export type {
+  ConversationCompressOutcome,
+  ConversationCompressRequest,
+  ConversationPort,
+  ConversationUserMessage,
+  Deliverable,
+  GoalActivation,
+  GoalRecord,
+  GoalState,
+  GoalStatus,
+  GoalStopReason,
+  SessionStateAccess,
+  SessionStatePort,
+  TodoItem,
+  TodoStatus,
+} from './session-state.js';
+export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session-state-snapshot.js';
+export {
+  SESSION_READ_ANNOTATIONS,
+  SESSION_WRITE_ANNOTATIONS,
+  type SessionToolsOptions,
+} from './session-tool-options.js';

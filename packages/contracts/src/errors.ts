@@ -267,6 +267,34 @@ export const ERROR_CODES = {
     recovery:
       'use a Subagent reference (sa_...) that a task or parallel_tasks result of this session gave, or start a new task',
   },
+  GOAL_CONFLICT: {
+    kind: 'state',
+    summary:
+      "The session's goal does not allow this: an unfinished goal exists already (create_goal never replaces one), or the goal's status does not allow the action.",
+    recovery:
+      'read the goal with get_goal; finish or block the open goal first, or choose an action its status allows',
+  },
+  GOAL_NOT_FOUND: {
+    kind: 'state',
+    summary: 'The session has no goal with that id.',
+    recovery: 'read the current goal and its id with get_goal',
+  },
+  GOAL_REVISION_MISMATCH: {
+    kind: 'state',
+    summary: 'The goal changed since that revision was read; nothing was updated.',
+    recovery: 'read the goal again with get_goal and retry with its current revision',
+  },
+  PLAN_NOT_APPROVED: {
+    kind: 'blocked',
+    summary: 'The session is in its plan phase, which does not allow this call until the plan is approved.',
+    recovery: 'finish the plan and have it approved (exit_plan_mode) first',
+  },
+  COMPRESS_RANGE_INVALID: {
+    kind: 'invalid_call',
+    summary:
+      'The compress anchor is not an exact excerpt that occurs exactly once across the real user messages, or the range it selects is empty; nothing was compressed.',
+    recovery: 'copy a longer, unique excerpt of one user message as anchor, or choose the other direction',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */

@@ -69,6 +69,7 @@ export {
   type ToolResult,
   type ToolSource,
   type ToolVisibility,
+  type TurnOrigin,
   textResult,
 } from './tool.js';
 export {

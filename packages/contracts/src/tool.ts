@@ -66,6 +66,17 @@ export type ToolInvocation =
   | { readonly kind: 'direct' }
   | { readonly kind: 'capability'; readonly capabilityId: string };
 
+/**
+ * Who started the turn a call belongs to: a person's direct turn, or an automatic round of a goal
+ * that the embedding loop drives (`goalId` names the goal the round belongs to). Session tools decide
+ * their authority by it (only a person creates a goal; a goal round may only finish its own goal).
+ */
+export interface TurnOrigin {
+  readonly origin: 'human' | 'goal_round';
+  /** The goal an automatic round belongs to. */
+  readonly goalId?: string;
+}
+
 /** Progress reported by a long-running call. */
 export interface ToolProgress {
   readonly progress: number;
@@ -86,6 +97,8 @@ export interface ToolCallContext {
    * keep per-agent state (file observations, jobs) pick that session's state by it.
    */
   readonly sessionId?: string;
+  /** Who started the turn of this call; absent means a person's direct turn. */
+  readonly turn?: TurnOrigin;
 }
 
 /** One block of a tool's output. */
@@ -166,6 +179,12 @@ export interface ToolDefinition<TArgs = unknown> {
   readonly modelTool: ModelTool<TArgs>;
   readonly permission?: ToolPermissionInput<TArgs>;
   readonly resultShape?: ResultShape;
+  /**
+   * The tool changes only the calling session's own bookkeeping (its task list, goal, deliverables,
+   * conversation), never files, processes or anything outside the host: a read-only sandbox does not
+   * refuse it, and the permission step allows it without asking (deny rules still apply).
+   */
+  readonly sessionScoped?: boolean;
   readonly hosted?: HostedToolDeclarations;
   readonly execute: ToolHandler<TArgs>;
 }

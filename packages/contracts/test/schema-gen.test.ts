@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { generateSchemaModule } from '../../../scripts/schema-gen.js';
-import { defineTool, textResult, validateArguments } from '../src/index.js';
+import { generateSchemaModule, nullableAsAnyOf } from '../../../scripts/schema-gen.js';
+import { defineTool, type JsonObject, textResult, validateArguments } from '../src/index.js';
 import {
   sampleEditArgumentsSchema,
   sampleReadArgumentsSchema,
@@ -14,6 +14,39 @@ const typesFile = fileURLToPath(new URL('./fixtures/sample-arguments.ts', import
 const outFile = fileURLToPath(new URL('./fixtures/sample-arguments.generated.ts', import.meta.url));
 
 describe('generateSchemaModule', () => {
+  it('writes a nullable value as anyOf of its type and null, annotations outside (Gemini rejects type arrays)', () => {
+    const nested = {
+      type: 'object',
+      properties: {
+        rounds: { description: 'How many.', type: ['integer', 'null'], minimum: 1 },
+        plain: { type: 'string' },
+        list: { type: 'array', items: { type: ['string', 'null'] } },
+      },
+    };
+    assert.deepEqual(nullableAsAnyOf(nested), {
+      type: 'object',
+      properties: {
+        rounds: { description: 'How many.', anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
+        plain: { type: 'string' },
+        list: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      },
+    });
+    const ok = validateArguments({
+      toolName: 't',
+      source: 'builtin',
+      schema: nullableAsAnyOf(nested) as JsonObject,
+      arguments: { rounds: null },
+    });
+    assert.equal(ok.ok, true);
+    const bad = validateArguments({
+      toolName: 't',
+      source: 'builtin',
+      schema: nullableAsAnyOf(nested) as JsonObject,
+      arguments: { rounds: 0 },
+    });
+    assert.equal(bad.ok, false);
+  });
+
   it('matches the committed generated schemas (regenerate with pnpm gen:schemas when this fails)', () => {
     const expected = generateSchemaModule({ typesFile, outFile, contractsImport: '../../src/index.js' });
     assert.equal(

@@ -75,7 +75,8 @@ export const replayCommand: CommandHandler = async ({ globals, values, positiona
       if (signal.aborted) break;
       const results = await host.dispatchBatch(
         batch.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
-        { signal },
+        // A goal round's calls are replayed with its authority, not a person's.
+        { signal, ...(batch.turn ? { turn: batch.turn } : {}) },
       );
       batch.calls.forEach((call, index) => {
         const recorded = batch.results[index]!;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Host } from '@toolhost/boot';
-import { type AgentEvent, type AgentLoop, createAgentLoop, type RecordedCall } from '../agent-loop.js';
+import { type AgentEvent, type AgentLoop, createAgentLoop, type RecordedCall, type RunGoal } from '../agent-loop.js';
 import { canPrompt, createApprovalPrompt } from '../approval-prompt.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CliIo, CommandHandler } from '../command-types.js';
@@ -37,6 +37,24 @@ function brief(value: unknown, limit = 100): string {
 
 function callLine(call: RecordedCall): string {
   return `${call.name} ${brief(call.arguments)}`;
+}
+
+/** How the run left its goal, in one line. */
+export function goalLine(goal: RunGoal): string {
+  const rounds = `${goal.roundsRun} automatic round${goal.roundsRun === 1 ? '' : 's'}`;
+  const head = `goal ${goal.id} (revision ${goal.revision})`;
+  switch (goal.status) {
+    case 'completed':
+      return `${head}: completed after ${rounds}`;
+    case 'blocked':
+      return `${head}: blocked after ${rounds}: ${brief(goal.blockedReason ?? '', 160)}`;
+    case 'paused':
+      return `${head}: paused after ${rounds}`;
+    default:
+      return goal.stopReason === 'round_limit'
+        ? `${head}: still active; stopped after ${rounds}, its limit (max_goal_rounds ${goal.maxGoalRounds})`
+        : `${head}: still active after ${rounds}`;
+  }
 }
 
 /**
@@ -148,6 +166,20 @@ function createHumanPrinter(
         }
         if (event.notice) step(style.yellow(`  notice: ${brief(event.notice, 200)}`));
         break;
+      case 'goal-round':
+        step(
+          style.cyan(
+            `goal round ${event.goalRound}${event.maxGoalRounds === null ? '' : ` of ${event.maxGoalRounds}`} (${event.goalId})`,
+          ),
+        );
+        break;
+      case 'conversation-compressed':
+        step(
+          style.dim(
+            `  conversation compressed: ${event.replacedMessages} message${event.replacedMessages === 1 ? '' : 's'} ${event.direction} the anchor replaced by a summary (the transcript keeps them)`,
+          ),
+        );
+        break;
       case 'run-finished': {
         if (textOpen) io.stdout.write('\n');
         textOpen = false;
@@ -163,6 +195,12 @@ function createHumanPrinter(
             ),
           );
         }
+        if (event.goal) step(goalLine(event.goal));
+        if (event.deliverables.length > 0) {
+          step(`deliverables (${event.deliverables.length}):`);
+          for (const entry of event.deliverables)
+            step(`  ${entry.path}${entry.description ? ` — ${brief(entry.description, 160)}` : ''}`);
+        }
         break;
       }
       default:
@@ -176,7 +214,11 @@ function createHumanPrinter(
  * (exit 2) that say what to set, checked before anything starts. The first Ctrl-C stops the running
  * tools (the model hears they were stopped), a Ctrl-C with no tools running (or a second one) stops
  * the run (exit 130). Exit 0 when the model answered, 1 when the provider failed, the round limit
- * was reached or the answer was empty. The transcript is written as the run goes.
+ * was reached or the answer was empty. A goal the model created on the person's request is driven in
+ * automatic goal rounds while it is active and rounds remain; how it ended and the deliverables
+ * `present` recorded are printed at the end. The run's session has a conversation port, so the model
+ * may `compress` the provider-visible conversation when the person asks. The transcript is written
+ * as the run goes and keeps every message.
  */
 export const runCommand: CommandHandler = async ({
   globals,
@@ -225,6 +267,8 @@ export const runCommand: CommandHandler = async ({
     network: values.network === true,
     ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
     subagents,
+    // The loop owns its conversation, so its session gets compress.
+    conversationTools: true,
   });
   hostRef = host;
   try {
