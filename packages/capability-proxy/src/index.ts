@@ -13,20 +13,9 @@ export {
   toolCapabilityId,
 } from './capability-ids.js';
 export {
-  type CapabilityAuthorization,
-  type CapabilityAuthorizationRequest,
-  type CapabilityInventory,
-  type CapabilityProxy,
-  type CapabilityProxyCloneOptions,
-  type CapabilityProxyOptions,
   createCapabilityProxy,
   DEFAULT_MCP_LIMITS,
   DEFAULT_MCP_TIMEOUTS,
-  type DispatchToolContext,
-  type McpConnectAuthorizationRequest,
-  type McpServerInventory,
-  type McpServerProcess,
-  type McpToolAuthorizationRequest,
   USE_CAPABILITY_DESCRIPTION,
   USE_CAPABILITY_TOOL_NAME,
 } from './capability-proxy.js';
@@ -54,6 +43,21 @@ export {
   type NormalizedMcpTools,
   schemaCachePath,
 } from './mcp-tools.js';
+export type {
+  AuthorizeCapability,
+  CapabilityAuthorization,
+  CapabilityAuthorizationRequest,
+  CapabilityInventory,
+  CapabilityProxy,
+  CapabilityProxyCloneOptions,
+  CapabilityProxyOptions,
+  DispatchTool,
+  DispatchToolContext,
+  McpConnectAuthorizationRequest,
+  McpServerInventory,
+  McpServerProcess,
+  McpToolAuthorizationRequest,
+} from './proxy-types.js';
 export {
   createResultStore,
   DEFAULT_RESULT_DISK_BYTES,
