@@ -6,7 +6,13 @@ import {
   type ToolResult,
 } from '@toolhost/contracts';
 import { mcpPermissionName, mcpToolCapabilityId } from './capability-ids.js';
-import { capabilitySummaries, type FrontendContext, type ResolvedCapability } from './frontend-context.js';
+import {
+  capabilitySummaries,
+  type FrontendContext,
+  mcpPolicyTarget,
+  policyRefusal,
+  type ResolvedCapability,
+} from './frontend-context.js';
 import type { McpConnection } from './mcp-connection.js';
 import { toToolOutput } from './mcp-content.js';
 import type { McpToolSchema } from './mcp-tools.js';
@@ -128,6 +134,16 @@ export async function callMcpTool(
     if (!checked.ok) return checked.result;
     validated = checked.arguments;
     validatedHash = resolved.schema.schemaHash;
+  }
+  if (connection.status !== 'ready') {
+    // What the session refuses whatever the server says (a deny rule on mcp__s__t) is refused before
+    // the server starts; the full check still runs after the connect, with the live hints.
+    const refused = policyRefusal(
+      context,
+      mcpPolicyTarget(connection.server.name, resolved.tool, undefined, connection.server.trusted),
+      call,
+    );
+    if (refused) return errorResult(refused);
   }
   const connectFailure = await ensureConnected(context, connection, id, call);
   if (connectFailure) return errorResult(connectFailure);

@@ -35,6 +35,7 @@ import type {
   CapabilityProxyOptions,
   DispatchTool,
   McpServerProcess,
+  RefuseCapability,
 } from './proxy-types.js';
 import { inspectCapability, inventoryOf, listText, searchResult } from './render-capabilities.js';
 import {
@@ -129,6 +130,7 @@ export function createCapabilityProxy(options: CapabilityProxyOptions): Capabili
     catalog: options.catalog ?? (() => []),
     dispatchTool: options.dispatchTool,
     authorize: options.authorize,
+    refusal: options.refusal,
     resultStore: options.resultStore,
     ownsStore: false,
     isRoot: true,
@@ -140,6 +142,7 @@ interface FrontendOptions {
   readonly catalog: () => readonly RegisteredTool[];
   readonly dispatchTool: DispatchTool | undefined;
   readonly authorize: AuthorizeCapability;
+  readonly refusal: RefuseCapability | undefined;
   readonly resultStore: ResultStore | undefined;
   readonly ownsStore: boolean;
   readonly isRoot: boolean;
@@ -229,7 +232,9 @@ async function executeUseCapability(
   const target = resolved.value;
   switch (action) {
     case 'inspect':
-      return target.kind === 'session' ? inspectToolResultPaging(context) : inspectCapability(target);
+      return target.kind === 'session'
+        ? inspectToolResultPaging(context)
+        : inspectCapability(context, target);
     case 'decline':
       return decline(target.id, args.reason);
     case 'call':
@@ -273,6 +278,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     catalog: options.catalog,
     dispatchTool: options.dispatchTool,
     authorize: options.authorize,
+    refusal: options.refusal,
     resultStore: options.resultStore,
     authorized: new Map(),
     get closed() {
@@ -326,6 +332,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
           catalog: cloneOptions.catalog ?? options.catalog,
           dispatchTool: cloneOptions.dispatchTool ?? options.dispatchTool,
           authorize: cloneOptions.authorize ?? options.authorize,
+          refusal: cloneOptions.refusal ?? options.refusal,
           resultStore: store,
           ownsStore: cloneOptions.resultStore === undefined,
           isRoot: false,

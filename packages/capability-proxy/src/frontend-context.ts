@@ -1,5 +1,11 @@
-import type { ArgumentValidator, RegisteredTool } from '@toolhost/contracts';
 import {
+  type ArgumentValidator,
+  type RegisteredTool,
+  type ToolAnnotations,
+  ToolhostError,
+} from '@toolhost/contracts';
+import {
+  mcpPermissionName,
   mcpToolCapabilityId,
   SESSION_TOOL_RESULT_ID,
   serverCapabilityId,
@@ -7,8 +13,13 @@ import {
 } from './capability-ids.js';
 import type { ResolvedMcpServer } from './mcp-config.js';
 import type { McpConnection, McpTimeouts } from './mcp-connection.js';
-import type { McpToolSchema } from './mcp-tools.js';
-import type { AuthorizeCapability, DispatchTool } from './proxy-types.js';
+import type { McpCachedToolListing, McpToolSchema } from './mcp-tools.js';
+import type {
+  AuthorizeCapability,
+  CapabilityPolicyTarget,
+  DispatchTool,
+  RefuseCapability,
+} from './proxy-types.js';
 import {
   type ResultStore,
   TOOL_RESULT_PAGE_DEFAULT_BYTES,
@@ -44,6 +55,7 @@ export interface FrontendContext {
   readonly catalog: () => readonly RegisteredTool[];
   readonly dispatchTool: DispatchTool | undefined;
   readonly authorize: AuthorizeCapability;
+  readonly refusal: RefuseCapability | undefined;
   readonly resultStore: ResultStore | undefined;
   /** The last connect decision of this frontend's `authorize`, per server. */
   readonly authorized: Map<string, boolean>;
@@ -65,6 +77,12 @@ export type ResolvedCapability =
       readonly tool: string;
       readonly schema: McpToolSchema | undefined;
       readonly schemaSource: SchemaSource;
+      /**
+       * Why the schema is unknown although the server has a cache: the cached list names the tool
+       * without a schema (it did not compile), or does not name it (added since, or a wrong name:
+       * only the connected server can say).
+       */
+      readonly cacheMiss?: 'without_schema' | 'not_listed';
     }
   | { readonly kind: 'session'; readonly id: string };
 
@@ -75,51 +93,145 @@ export function catalogTools(context: FrontendContext): RegisteredTool[] {
     .filter((tool) => tool.definition.visibility === 'listed' && tool.name !== USE_CAPABILITY_TOOL_NAME);
 }
 
-/** A server's tools as known now: live while connected, else from the schema cache, else none. */
-export function serverTools(connection: McpConnection): {
-  tools: readonly McpToolSchema[] | undefined;
-  source: 'live' | 'cached' | 'none';
-} {
-  if (connection.status === 'ready' && connection.liveTools)
-    return { tools: connection.liveTools, source: 'live' };
-  const cached = connection.cachedTools();
-  return cached ? { tools: cached, source: 'cached' } : { tools: undefined, source: 'none' };
+/** A server's tools as known now. */
+export interface KnownServerTools {
+  /** Live while connected, else from the schema cache; undefined when none are known. */
+  readonly tools: readonly McpToolSchema[] | undefined;
+  readonly source: 'live' | 'cached' | 'none';
+  /** Cached tools named without a schema (it did not compile when the cache was written). */
+  readonly withoutSchema: readonly McpCachedToolListing[];
+  /** When the cached list was saved (ISO 8601), for `source: 'cached'`. */
+  readonly savedAt: string | undefined;
 }
 
-/** Everything this frontend can reach, as search and candidate lists see it. */
-export function capabilitySummaries(context: FrontendContext): CapabilitySummary[] {
-  const out: CapabilitySummary[] = [];
+const NONE: KnownServerTools = Object.freeze({
+  tools: undefined,
+  source: 'none',
+  withoutSchema: Object.freeze([]) as readonly McpCachedToolListing[],
+  savedAt: undefined,
+});
+
+/** A server's tools as known now: live while connected, else from the schema cache, else none. */
+export function serverTools(connection: McpConnection): KnownServerTools {
+  if (connection.status === 'ready' && connection.liveTools) {
+    return { tools: connection.liveTools, source: 'live', withoutSchema: [], savedAt: undefined };
+  }
+  const cache = connection.schemaCache();
+  if (!cache) return NONE;
+  return { tools: cache.tools, source: 'cached', withoutSchema: cache.withoutSchema, savedAt: cache.savedAt };
+}
+
+/** One reachable capability: its summary, and what the session's policy would be asked about it. */
+export interface CapabilityEntry {
+  readonly summary: CapabilitySummary;
+  /** Undefined for servers and `session:tool_result` (never refused by policy alone). */
+  readonly target: CapabilityPolicyTarget | undefined;
+}
+
+/** Everything this frontend can reach, with the policy target of each tool. */
+export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
+  const out: CapabilityEntry[] = [];
   for (const tool of catalogTools(context)) {
     out.push({
-      id: toolCapabilityId(tool.name),
-      kind: 'tool',
-      name: tool.name,
-      description: tool.definition.modelTool.description,
+      summary: {
+        id: toolCapabilityId(tool.name),
+        kind: 'tool',
+        name: tool.name,
+        description: tool.definition.modelTool.description,
+      },
+      target: { kind: 'tool', tool },
     });
   }
   for (const connection of context.shared.connections.values()) {
     const name = connection.server.name;
-    out.push({ id: serverCapabilityId(name), kind: 'mcp-server', name, description: `MCP server ${name}` });
+    out.push({
+      summary: { id: serverCapabilityId(name), kind: 'mcp-server', name, description: `MCP server ${name}` },
+      target: undefined,
+    });
     if (!connection.server.enabled) continue;
-    const { tools, source } = serverTools(connection);
-    for (const tool of tools ?? [])
-      out.push(mcpToolSummary(name, tool, source === 'live' ? 'live' : 'cached'));
+    const { tools, source, withoutSchema } = serverTools(connection);
+    const trusted = connection.server.trusted;
+    for (const tool of tools ?? []) {
+      out.push({
+        summary: mcpToolSummary(name, tool, source === 'live' ? 'live' : 'cached'),
+        target: mcpPolicyTarget(name, tool.name, tool.annotations, trusted),
+      });
+    }
+    for (const tool of withoutSchema) {
+      out.push({
+        summary: mcpToolSummary(name, tool, 'unknown'),
+        target: mcpPolicyTarget(name, tool.name, tool.annotations, trusted),
+      });
+    }
   }
   if (context.resultStore) {
     out.push({
-      id: SESSION_TOOL_RESULT_ID,
-      kind: 'session',
-      name: 'tool_result',
-      description: SESSION_TOOL_RESULT_DESCRIPTION,
+      summary: {
+        id: SESSION_TOOL_RESULT_ID,
+        kind: 'session',
+        name: 'tool_result',
+        description: SESSION_TOOL_RESULT_DESCRIPTION,
+      },
+      target: undefined,
     });
   }
   return out;
 }
 
-// One summary object per tool schema and source, so search can keep its word index per object.
-const toolSummaries = new WeakMap<McpToolSchema, Map<string, CapabilitySummary>>();
+/** Everything this frontend can reach, as search and candidate lists see it. */
+export function capabilitySummaries(context: FrontendContext): CapabilitySummary[] {
+  return capabilityEntries(context).map((entry) => entry.summary);
+}
 
-function mcpToolSummary(server: string, tool: McpToolSchema, source: 'live' | 'cached'): CapabilitySummary {
+/** The policy target of an MCP tool. */
+export function mcpPolicyTarget(
+  server: string,
+  tool: string,
+  annotations: ToolAnnotations | undefined,
+  annotationsTrusted: boolean,
+): CapabilityPolicyTarget {
+  return {
+    kind: 'mcp-tool',
+    server,
+    tool,
+    toolName: mcpPermissionName(server, tool),
+    annotations,
+    annotationsTrusted,
+  };
+}
+
+/**
+ * What the session refuses about a target whatever anyone answers, or undefined. For a call (`call`
+ * given) a host callback that throws refuses (fail closed); for a listing it refuses nothing.
+ */
+export function policyRefusal(
+  context: FrontendContext,
+  target: CapabilityPolicyTarget,
+  call?: { readonly callId: string },
+): ToolhostError | undefined {
+  if (!context.refusal) return undefined;
+  try {
+    return call ? context.refusal(target, { callId: call.callId }) : context.refusal(target);
+  } catch (error) {
+    if (!call) return undefined;
+    const name = target.kind === 'tool' ? target.tool.name : target.toolName;
+    return new ToolhostError({
+      code: 'PERMISSION_DENIED',
+      message: `the permission check for ${name} failed, so it is refused`,
+      details: { toolName: name, remoteDispatched: false },
+      cause: error,
+    });
+  }
+}
+
+// One summary object per tool and source, so search can keep its word index per object.
+const toolSummaries = new WeakMap<object, Map<string, CapabilitySummary>>();
+
+function mcpToolSummary(
+  server: string,
+  tool: McpToolSchema | McpCachedToolListing,
+  source: 'live' | 'cached' | 'unknown',
+): CapabilitySummary {
   let byKey = toolSummaries.get(tool);
   if (!byKey) {
     byKey = new Map();

@@ -38,6 +38,8 @@ export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from '
 export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
 export {
   MCP_TOOL_LIMITS,
+  type McpCachedToolListing,
+  type McpSchemaCache,
   type McpToolSchema,
   mapAnnotations,
   type NormalizedMcpTools,
@@ -48,6 +50,7 @@ export type {
   CapabilityAuthorization,
   CapabilityAuthorizationRequest,
   CapabilityInventory,
+  CapabilityPolicyTarget,
   CapabilityProxy,
   CapabilityProxyCloneOptions,
   CapabilityProxyOptions,
@@ -57,6 +60,7 @@ export type {
   McpServerInventory,
   McpServerProcess,
   McpToolAuthorizationRequest,
+  RefuseCapability,
 } from './proxy-types.js';
 export {
   createResultStore,

@@ -13,6 +13,7 @@ import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
 import {
   MCP_TOOL_LIMITS,
+  type McpSchemaCache,
   type McpToolSchema,
   normalizeMcpTools,
   readSchemaCache,
@@ -87,8 +88,11 @@ export interface McpConnection {
   readonly status: McpServerStatus;
   /** The live tool list while connected. */
   readonly liveTools: readonly McpToolSchema[] | undefined;
-  /** The cached tool list (read once from the state dir, refreshed on every live list). */
-  cachedTools(): readonly McpToolSchema[] | undefined;
+  /**
+   * The schema cache (read once from the state dir, refreshed on every live list), or undefined
+   * when there is none. A hint, never a gate: a tool missing from it may still exist.
+   */
+  schemaCache(): McpSchemaCache | undefined;
   /** The reason of the last failure (value-free). */
   readonly lastError: string | undefined;
   /**
@@ -128,7 +132,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let status: McpServerStatus = server.enabled ? 'configured' : 'disabled';
   let live: LiveSession | undefined;
   let liveTools: McpToolSchema[] | undefined;
-  let cached: McpToolSchema[] | undefined;
+  let cached: McpSchemaCache | undefined;
   let cacheRead = false;
   let lastError: string | undefined;
   let listingNotes: readonly string[] = [];
@@ -492,7 +496,13 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   }
 
   function remember(tools: McpToolSchema[]): void {
-    cached = tools.filter((tool) => tool.schemaValid && tool.unusable === undefined);
+    cached = {
+      tools: tools.filter((tool) => tool.schemaValid && tool.unusable === undefined),
+      withoutSchema: tools
+        .filter((tool) => !tool.schemaValid && tool.unusable === undefined)
+        .map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
+      savedAt: new Date().toISOString(),
+    };
     cacheRead = true;
     if (options.stateDir) writeSchemaCache(options.stateDir, server, tools);
   }
@@ -547,7 +557,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     get liveTools() {
       return liveTools;
     },
-    cachedTools() {
+    schemaCache() {
       if (!cacheRead) {
         cacheRead = true;
         cached = options.stateDir ? readSchemaCache(options.stateDir, server) : undefined;

@@ -68,6 +68,35 @@ export type AuthorizeCapability = (
   request: CapabilityAuthorizationRequest,
 ) => Promise<CapabilityAuthorization>;
 
+/** A target whose refusal the host can decide without asking anyone and without starting anything. */
+export type CapabilityPolicyTarget =
+  | { readonly kind: 'tool'; readonly tool: RegisteredTool }
+  | {
+      readonly kind: 'mcp-tool';
+      readonly server: string;
+      readonly tool: string;
+      /** `mcp__<server>__<tool>`: the exact name permission rules match. */
+      readonly toolName: string;
+      /**
+       * The tool's hints as known now (live, or from the schema cache), or undefined when nothing may
+       * be assumed: then only a refusal that no hint of the server could lift counts (a deny rule, a
+       * session that runs no tool of an untrusted server).
+       */
+      readonly annotations: ToolAnnotations | undefined;
+      /** False when the hints come from a server not marked `trusted`. */
+      readonly annotationsTrusted: boolean;
+    };
+
+/**
+ * The refusal the session's policy gives a target whatever anyone answers (its sandbox, configured
+ * deny rules), decided without asking anyone; undefined when it may run (or a person may allow it).
+ * `call` is given when a call is being decided (the host may record it), absent for listings.
+ */
+export type RefuseCapability = (
+  target: CapabilityPolicyTarget,
+  call?: { readonly callId: string },
+) => ToolhostError | undefined;
+
 /** Options of {@link createCapabilityProxy}. */
 export interface CapabilityProxyOptions {
   /**
@@ -83,6 +112,14 @@ export interface CapabilityProxyOptions {
   readonly dispatchTool?: DispatchTool;
   /** Called before a server connects and before each MCP tool call. Required: without it nothing may start. */
   readonly authorize: AuthorizeCapability;
+  /**
+   * The part of the host's permission step that needs no server and no person. Asked before an MCP
+   * tool's server is started (with the hints unknown: a refusal here is final and nothing starts;
+   * `authorize` still decides after the connect, with the live hints), and by `list` and `search`,
+   * which leave out what it refuses and say so, and `inspect`, which marks it. Without it nothing
+   * is refused before `authorize` is asked.
+   */
+  readonly refusal?: RefuseCapability;
   /** The store `session:tool_result` pages; without one the capability is unavailable and not listed. */
   readonly resultStore?: ResultStore;
   readonly timeouts?: Partial<McpTimeouts>;
@@ -101,6 +138,8 @@ export interface CapabilityProxyCloneOptions {
   readonly catalog?: () => readonly RegisteredTool[];
   readonly dispatchTool?: DispatchTool;
   readonly authorize?: AuthorizeCapability;
+  /** The child's own policy pre-check (default the parent's). */
+  readonly refusal?: RefuseCapability;
   /** The child's own store; default a fresh in-memory one (owned and closed by the clone); `null` for none. */
   readonly resultStore?: ResultStore | null;
 }
@@ -118,6 +157,10 @@ export interface McpServerInventory {
   /** Tools known now (live when connected, else cached); undefined when none are known. */
   readonly toolCount: number | undefined;
   readonly toolSource: 'live' | 'cached' | 'none';
+  /** When the cached tool list was saved (ISO 8601), for `toolSource: 'cached'`; it may be stale. */
+  readonly cachedAt: string | undefined;
+  /** Known tools this frontend's session refuses whatever anyone answers (left out of `list` and `search`). */
+  readonly refusedTools: number;
   readonly lastError: string | undefined;
 }
 
@@ -129,6 +172,8 @@ export interface CapabilityInventory {
     readonly name: string;
     readonly description: string;
   }[];
+  /** Built-in tools reachable by id that this frontend's session refuses whatever anyone answers (not in `tools`). */
+  readonly refusedTools: readonly string[];
   /** Whether `session:tool_result` is reachable (a result store is bound). */
   readonly sessionToolResult: boolean;
 }

@@ -185,7 +185,16 @@ export function resolveCapability(
       const split = splitServerTool(context, parsed.rest, parsed.kind);
       if (!split) {
         if (parsed.kind === 'mcp-tool' && parsed.rest.includes('/')) {
-          return { ok: false, error: unconfigured(context, parsed.rest.slice(0, parsed.rest.indexOf('/'))) };
+          const slash = parsed.rest.indexOf('/');
+          return {
+            ok: false,
+            error: unknownServer(context, {
+              server: parsed.rest.slice(0, slash),
+              tool: parsed.rest.slice(slash + 1),
+              action,
+              keep,
+            }),
+          };
         }
         const leaf = parsed.rest.split(/\/|__/).pop() ?? parsed.rest;
         return {
@@ -213,8 +222,9 @@ export function resolveCapability(
           }),
         };
       }
-      const { tools, source } = serverTools(connection);
-      if (!tools) {
+      const { tools, source, withoutSchema, savedAt } = serverTools(connection);
+      const schema = tools?.find((candidate) => candidate.name === tool);
+      if (schema) {
         return {
           ok: true,
           value: {
@@ -222,28 +232,35 @@ export function resolveCapability(
             id: canonical,
             connection,
             tool,
-            schema: undefined,
-            schemaSource: 'unknown',
+            schema,
+            schemaSource: source === 'live' ? 'live' : 'cached',
           },
         };
       }
-      const schema = tools.find((candidate) => candidate.name === tool);
-      if (!schema) {
-        // Prefer close names on the same server; fall back to every MCP tool.
+      const listedWithoutSchema = withoutSchema.some((listed) => listed.name === tool);
+      if (source === 'live' || (source === 'cached' && !listedWithoutSchema && action !== 'call')) {
+        // A connected server is the authority; a cache is consulted for inspect and decline, which
+        // never connect (a call does: see below). Prefer close names on the same server, then any.
         const mcpTools = capabilitySummaries(context).filter((entry) => entry.kind === 'mcp-tool');
         const sameServer = mcpTools.filter((entry) => entry.server === connection.server.name);
         const pool = closeCandidates(sameServer, tool).length > 0 ? sameServer : mcpTools;
+        const name = `MCP server "${connection.server.name}"`;
         return {
           ok: false,
           error: unknownReference(context, {
             wanted: tool,
             action,
-            message: `MCP server "${connection.server.name}" offers no tool with this name`,
+            message:
+              source === 'live'
+                ? `${name} offers no tool with this name`
+                : `according to its cached tool list (saved ${savedAt ?? 'at an unknown time'}, possibly stale; action "call" connects the server and checks the live list) ${name} offers no tool with this name`,
             pool,
             keep,
           }),
         };
       }
+      // The schema cache is a hint, never a gate: a call of a tool it lacks (its schema did not compile,
+      // or the server added it since) resolves to a lazy target that connects; the live list decides.
       return {
         ok: true,
         value: {
@@ -251,8 +268,13 @@ export function resolveCapability(
           id: canonical,
           connection,
           tool,
-          schema,
-          schemaSource: source === 'live' ? 'live' : 'cached',
+          schema: undefined,
+          schemaSource: 'unknown',
+          ...(source === 'cached'
+            ? {
+                cacheMiss: listedWithoutSchema ? ('without_schema' as const) : ('not_listed' as const),
+              }
+            : {}),
         },
       };
     }
@@ -269,7 +291,7 @@ export function resolveCapability(
   }
 }
 
-/** A well-formed id naming a server that is not configured: unavailable, with close names as hints. */
+/** `mcp-server:<name>` naming a server that is not configured: unavailable, with close names as hints. */
 function unconfigured(context: FrontendContext, server: string): ToolhostError {
   const close = closeCandidates(
     capabilitySummaries(context).filter((entry) => entry.kind === 'mcp-server'),
@@ -279,6 +301,41 @@ function unconfigured(context: FrontendContext, server: string): ToolhostError {
     `no MCP server with this name is configured${close.length > 0 ? `; configured servers with close names: ${close.join(', ')}` : ''}`,
     { reason: 'unconfigured', candidates: close },
   );
+}
+
+/**
+ * `mcp-tool:<server>/<tool>` naming a server that is not configured: a resolution failure (the
+ * model guessed an id), with the same or close tool names on configured servers and close server
+ * names as candidates, and the exact retry when one tool of that name stands out.
+ */
+function unknownServer(
+  context: FrontendContext,
+  input: {
+    readonly server: string;
+    readonly tool: string;
+    readonly action: CapabilityAction;
+    readonly keep: readonly string[];
+  },
+): ToolhostError {
+  const summaries = capabilitySummaries(context);
+  const tools = closeCandidates(
+    summaries.filter((entry) => entry.kind === 'mcp-tool'),
+    input.tool,
+  );
+  const servers = closeCandidates(
+    summaries.filter((entry) => entry.kind === 'mcp-server'),
+    input.server,
+  );
+  const top = tools[0];
+  const unique =
+    top !== undefined && top.score >= 90 && tools.filter((hit) => hit.score >= top.score).length === 1;
+  const candidates = [...new Set([...tools, ...servers].map((hit) => hit.entry.id))];
+  return resolutionFailed({
+    reason: 'unknown_mcp_server',
+    message: `no configured MCP server has this name (${context.shared.servers.length} configured)`,
+    candidates,
+    ...(unique ? { retry: { action: input.action, capabilityId: top.entry.id }, keep: input.keep } : {}),
+  });
 }
 
 function splitServerTool(
