@@ -140,6 +140,12 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let attemptController: AbortController | undefined;
   let generation = 0;
   const logPath = options.stateDir ? join(options.stateDir, 'mcp-logs', `${server.slug}.log`) : undefined;
+  // Sessions being ended in the background; close() waits for them, so no process outlives it.
+  const endings = new Set<Promise<void>>();
+  function ending(closing: Promise<void>): void {
+    endings.add(closing);
+    void closing.finally(() => endings.delete(closing));
+  }
 
   function connectFailed(message: string, reason: string, cause?: unknown): ToolhostError {
     return new ToolhostError({
@@ -201,7 +207,11 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         // Described before closing: a server that exits once its stdin closes must not have its
         // exit ("exited with code 0") reported instead of the real failure.
         const failure = describeConnectError(error, transport, signal);
-        await closeQuietly(client, transport);
+        const closing = closeQuietly(client, transport);
+        // A transport that gave up on its server (garbage, an over-large message) is still ending it,
+        // which may take two close graces: report now, and let close() wait for the process instead.
+        if (transportFailure(transport)) ending(closing);
+        else await closing;
         lastFailure = failure;
         // Legacy servers answer the Streamable HTTP POST with a 4xx (404, 405): try SSE (spec fallback).
         const fallback =
@@ -728,6 +738,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         await closeQuietly(session.client, session.transport);
       }
       await attempt?.catch(() => undefined);
+      await Promise.all([...endings]);
     },
   };
 
@@ -738,7 +749,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     liveTools = undefined;
     status = 'failed';
     lastError = `MCP server "${server.name}" ${reason}`;
-    void closeQuietly(session.client, session.transport);
+    ending(closeQuietly(session.client, session.transport));
   }
 
   function callFailed(
