@@ -64,7 +64,7 @@ export function generateSchemaModule(options: GenerateSchemaModuleOptions): stri
     const raw = generator.getSchemaForSymbol(name, true) as unknown as Record<string, unknown>;
     // The tool's own description says what the root description would; keep requests small.
     const { $schema: _schema, description: _description, ...schema } = raw;
-    const canonical = canonicalizeSchema(nullableAsAnyOf(schema));
+    const canonical = canonicalizeSchema(nullableAsAnyOf(withoutEmptyAdditionalProperties(schema)));
     const constName = `${name[0]!.toLowerCase()}${name.slice(1)}Schema`;
     lines.push(
       `export const ${constName}: ArgumentSchema<${name}> = ${JSON.stringify(canonical, null, 2)};`,
@@ -101,6 +101,28 @@ export function nullableAsAnyOf(node: unknown): Record<string, unknown> {
     return { ...kept, anyOf: [branch, { type: 'null' }] };
   };
   return walk(node) as Record<string, unknown>;
+}
+
+/**
+ * Drops `additionalProperties: {}` everywhere (typescript-json-schema's form of an index signature of
+ * `unknown`, `{ [key: string]: unknown }`): an empty schema accepts every value, exactly as the absent
+ * keyword does, so what validates is unchanged; strict schema checkers such as the MCP Inspector's
+ * `--strict` warn about the empty schema.
+ */
+export function withoutEmptyAdditionalProperties<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutEmptyAdditionalProperties) as T;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    const empty =
+      key === 'additionalProperties' &&
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 0;
+    if (!empty) out[key] = withoutEmptyAdditionalProperties(value);
+  }
+  return out as T;
 }
 
 /** One argument file of a package and the generated module it maps to. */

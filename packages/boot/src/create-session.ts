@@ -31,6 +31,7 @@ import {
 } from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
+import { believedMcpHints, capabilityRefusal, strictReadOnlyRefusal } from './capability-refusal.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
 import type {
@@ -253,6 +254,17 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           untrustedServers: host.untrustedServers,
           readOnlyStrict: start.readOnlyStrict,
         }),
+      refusal: (target, call) =>
+        capabilityRefusal(
+          context as PipelineContext,
+          target,
+          {
+            sandbox: policy.sandbox,
+            untrustedServers: host.untrustedServers,
+            readOnlyStrict: start.readOnlyStrict,
+          },
+          call,
+        ),
       resultStore,
     });
     disposers.push(() => proxy.close());
@@ -550,31 +562,14 @@ export async function authorizeCapability(
 ): Promise<CapabilityAuthorization> {
   const connect = request.kind === 'mcp-connect';
   const fromProject = session.untrustedServers.has(request.server);
-  const claimed = request.annotations;
   const trustedHints = request.annotationsTrusted && !fromProject;
-  const annotations: ToolAnnotations = connect
-    ? {}
-    : trustedHints
-      ? claimed
-      : {
-          ...(claimed.readOnly === false ? { readOnly: false } : {}),
-          ...(claimed.destructive === true ? { destructive: true } : {}),
-          ...(claimed.openWorld === true ? { openWorld: true } : {}),
-        };
+  const annotations: ToolAnnotations = connect ? {} : believedMcpHints(request.annotations, trustedHints);
   if (
     !connect &&
     session.readOnlyStrict &&
     !(annotations.readOnly === true && annotations.destructive !== true)
   ) {
-    return {
-      allowed: false,
-      error: new ToolhostError({
-        code: 'PERMISSION_DENIED',
-        message: `"${request.toolName}" is not declared read-only by a trusted server, and this read-only session runs only read-only tools`,
-        recovery: 'leave it to a session that may write, or use a read-only capability',
-        details: { toolName: request.toolName, decisionSource: 'sandbox', remoteDispatched: false },
-      }),
-    };
+    return { allowed: false, error: strictReadOnlyRefusal(request.toolName) };
   }
   return authorizeTarget(context, {
     name: request.toolName,

@@ -139,7 +139,16 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     const h = await host();
     const listed = await h.dispatch({ name: 'use_capability', arguments: { action: 'list' } });
     for (const name of ['tool:glob', 'tool:grep', 'tool:ls']) assert.ok(listed.output.includes(name), name);
-    assert.ok(listed.output.includes('tool:multi_edit'), 'every listed tool off the surface is reachable');
+    // In read_only a writer off the surface is reachable by id (and refused), but no longer advertised
+    // (issue 16: list must not offer writers that can only fail); a session that may write lists it.
+    assert.ok(!listed.output.includes('- tool:multi_edit:'), 'read_only does not advertise writers');
+    assert.match(listed.output, /Left out: \d+ built-in tools that this session refuses/);
+    const writing = await host({ sandbox: 'workspace_write' });
+    const writingList = await writing.dispatch({ name: 'use_capability', arguments: { action: 'list' } });
+    assert.ok(
+      writingList.output.includes('tool:multi_edit'),
+      'every listed tool off the surface is reachable',
+    );
     const found = await h.dispatch({
       name: 'use_capability',
       arguments: { action: 'call', capability_id: 'tool:grep', arguments: { pattern: 'needle' } },

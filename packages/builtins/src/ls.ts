@@ -1,7 +1,13 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { defineTool, errorResult, type ToolDefinition, ToolhostError, textResult } from '@toolhost/contracts';
-import type { PathPolicy } from '@toolhost/path-policy';
+import { relative, sep } from 'node:path';
+import {
+  createPathPatternMatcher,
+  isPathInside,
+  type PathPatternMatcher,
+  type PathPolicy,
+} from '@toolhost/path-policy';
 import { abortErrorOf } from './discovery-abort.js';
 import type { LsArguments } from './discovery-arguments.js';
 import { DISCOVERY_ANNOTATIONS, DISCOVERY_CATEGORIES, discoveryExecution } from './discovery-definition.js';
@@ -56,6 +62,9 @@ interface ListedEntry {
  */
 export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments> {
   const policy = options.pathPolicy;
+  const protectedMatcher = createPathPatternMatcher(policy.protectedPatterns, {
+    caseSensitive: policy.caseSensitive,
+  });
   return defineTool({
     name: 'ls',
     source: 'builtin',
@@ -88,7 +97,7 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
       }
       const limit = args.limit ?? LS_DEFAULT_LIMIT;
       const recursive = args.recursive ?? false;
-      const listing = new Listing(policy, directory, limit, context.signal);
+      const listing = new Listing(policy, protectedMatcher, directory, limit, context.signal);
       try {
         if (recursive) await listing.walk();
         else await listing.listOne();
@@ -111,9 +120,14 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
           `[Not listed: ${listing.skipped.join(', ')} (dependencies and build output); pass one as path to list it.]`,
         );
       }
+      if (listing.secretCount > 0) {
+        notices.push(
+          `[${listing.secretCount} secret ${listing.secretCount === 1 ? 'entry is' : 'entries are'} not shown (matching a secret pattern, such as .env files and keys: never read, listed or written).]`,
+        );
+      }
       if (listing.protectedCount > 0) {
         notices.push(
-          `[${listing.protectedCount} protected ${listing.protectedCount === 1 ? 'entry is' : 'entries are'} not shown (secret files).]`,
+          `[${listing.protectedCount} protected ${listing.protectedCount === 1 ? 'entry is' : 'entries are'} not shown (the host's own state or configuration: kept from file tools, not secret files).]`,
         );
       }
       if (listing.unreadable > 0) {
@@ -129,6 +143,7 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
         entries: lines.length,
         limitReached: listing.cut,
         protected: listing.protectedCount,
+        secret: listing.secretCount,
         skipped: listing.skipped,
       });
     },
@@ -138,13 +153,17 @@ export function createLsTool(options: LsToolOptions): ToolDefinition<LsArguments
 class Listing {
   readonly entries: ListedEntry[] = [];
   cut = false;
+  /** Refused entries that a protected pattern covers too (the host's state, its configuration). */
   protectedCount = 0;
+  /** Refused entries covered by a secret pattern alone (.env files, keys). */
+  secretCount = 0;
   /** Dependency and build directories left out of the top level (named in a notice). */
   readonly skipped: string[] = [];
   unreadable = 0;
 
   constructor(
     private readonly policy: PathPolicy,
+    private readonly protectedMatcher: PathPatternMatcher,
     private readonly root: string,
     private readonly limit: number,
     private readonly signal: AbortSignal,
@@ -210,7 +229,8 @@ class Listing {
   private async add(dirent: Dirent, directory: string, relativeDirectory: string): Promise<boolean> {
     const absolute = joinRealPath(directory, dirent.name);
     if (!this.policy.allows(absolute, 'list')) {
-      this.protectedCount += 1;
+      if (this.coveredByProtectedPattern(absolute)) this.protectedCount += 1;
+      else this.secretCount += 1;
       return true;
     }
     if (this.entries.length >= this.limit) {
@@ -220,6 +240,23 @@ class Listing {
     const relative = relativeDirectory === '' ? dirent.name : `${relativeDirectory}/${dirent.name}`;
     this.entries.push({ relative, line: await this.describe(dirent, absolute, relative) });
     return true;
+  }
+
+  /**
+   * Whether a protected pattern covers an entry the policy refuses to list. The policy refuses a
+   * listing only for secret patterns; the host puts its own state and configuration directories in
+   * both lists, and those are protected host data, not secret files (issue 16: ls called them secret).
+   */
+  private coveredByProtectedPattern(absolute: string): boolean {
+    const options = { caseSensitive: this.policy.caseSensitive };
+    for (const root of this.policy.roots) {
+      if (!isPathInside(root, absolute, options)) continue;
+      const names = relative(root, absolute)
+        .split(sep)
+        .filter((name) => name !== '');
+      if (this.protectedMatcher.matchCovering(names, true) !== undefined) return true;
+    }
+    return false;
   }
 
   private async describe(dirent: Dirent, absolute: string, relative: string): Promise<string> {

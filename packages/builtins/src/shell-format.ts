@@ -62,7 +62,9 @@ function readRecipe(logPath: string, offset: number): string {
 /**
  * A job's whole output, bounded to `budget` bytes: all of it when it fits, otherwise a quarter from
  * the start and the rest from the end with a marker naming the omitted range, the log and a command
- * that reads any range of it. Moves the job's read cursor to the end (the model has seen this).
+ * that reads any range of it, and a last line saying that the result is not the whole output (the
+ * host shows a result's end to the model, and stores and pages the result as it is). Moves the
+ * job's read cursor to the end (the model has seen this).
  */
 export function boundedOutput(
   jobs: JobManager,
@@ -77,7 +79,10 @@ export function boundedOutput(
   const marker =
     `\n[... ${omittedBytes} bytes omitted (bytes ${omittedOffset}-${omittedOffset + omittedBytes - 1} of ${totalBytes}). ` +
     `The full output is in ${snapshot.logPath}; read a range with: ${readRecipe(snapshot.logPath, omittedOffset)} ...]\n`;
-  return { text: `${head}${marker}${tail}`, truncated: true, totalBytes };
+  const trailer =
+    `\n[This result is not the whole output: the command printed ${totalBytes} bytes, more than the ${budget} bytes one result keeps, ` +
+    `so bytes ${omittedOffset}-${omittedOffset + omittedBytes - 1} are left out (see the marker above); the whole output is in ${snapshot.logPath}.]`;
+  return { text: `${head}${marker}${tail.replace(/\n+$/, '')}${trailer}`, truncated: true, totalBytes };
 }
 
 /** A job's new output for job_output / bash_output, with the markers for skipped bytes and dropped matches. */

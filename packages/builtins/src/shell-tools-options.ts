@@ -28,8 +28,10 @@ export interface ShellToolsOptions {
   /** Foreground timeout when the call gives none. Default 120 000 ms; at most 600 000 (the schema's maximum). */
   readonly defaultTimeoutMs?: number;
   /**
-   * Most bytes of command output one result carries (a head and a tail when it is longer; the full
-   * output stays in the job's log). Default 64 KiB; the host's shaper cuts further for the model.
+   * Most bytes of command output one result carries (a head and a tail when it is longer, saying so
+   * at its end; the full output stays in the job's log). Default 8 MiB: the host's shaper cuts the
+   * result for the model and stores it whole, so up to this bound the stored result is the whole
+   * output and can be paged with `session:tool_result`.
    */
   readonly outputBytes?: number;
 }
@@ -38,8 +40,12 @@ export interface ShellToolsOptions {
 export const SHELL_DEFAULT_TIMEOUT_MS = 120_000;
 /** The largest `timeout_ms` (10 minutes). */
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
-/** The default output budget of one shell result. */
-export const SHELL_DEFAULT_OUTPUT_BYTES = 64 * 1024;
+/**
+ * The default output budget of one shell result (8 MiB). Generous on purpose: the host stores the
+ * result whole for paging (it was 64 KiB, so a stored `seq 1 30000` held 65,782 of its 168,894
+ * bytes); the bound only keeps a flood from being held in memory at once.
+ */
+export const SHELL_DEFAULT_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The default `wait` of job_output (30 s). */
 export const JOB_OUTPUT_DEFAULT_WAIT_MS = 30_000;
 

@@ -158,13 +158,18 @@ describe('createBashTool', () => {
   });
 
   it('bounds large output to a head and a tail and says how to read the rest (SH-1)', async (t) => {
-    const shell = shellFixture(t);
+    // A small bound, so the test stays small: the default (8 MiB) is tested below.
+    const shell = shellFixture(t, { tools: { outputBytes: 64 * 1024 } });
     const result = await shell.call('bash', { command: "seq -f '%07g' 1 500000" });
     assert.ok(result.ok);
     const text = resultText(result);
-    assert.ok(Buffer.byteLength(text) < 64 * 1024 + 600);
+    assert.ok(Buffer.byteLength(text) < 64 * 1024 + 600, String(Buffer.byteLength(text)));
     assert.ok(text.startsWith('0000001\n0000002\n'));
-    assert.ok(text.endsWith('0499999\n0500000'));
+    // The tail ends the output; the last line says the result is not all of it (issue 16).
+    assert.match(
+      text,
+      /\n0499999\n0500000\n\[This result is not the whole output: the command printed 4000000 bytes, more than the 65536 bytes one result keeps, so bytes \d+-\d+ are left out \(see the marker above\); the whole output is in [^\n]+\.\]$/,
+    );
     assert.equal(result.output.details?.truncated, true);
     const recipe = /read a range with: (tail -c \+\d+ '[^']+' \| head -c 65536)/.exec(text);
     assert.ok(recipe, 'the marker names a command that reads the omitted range');
@@ -173,6 +178,33 @@ describe('createBashTool', () => {
     const firstOmitted = Number(resultText(omitted).split('\n')[0]);
     const lastShownHead = Number(text.split('\n[...')[0]!.trim().split('\n').at(-1));
     assert.equal(firstOmitted, lastShownHead + 1, 'the recipe continues exactly where the head stops');
+  });
+
+  it('returns the whole output of seq 1 30000 (168,894 bytes), where it used to keep 64 KiB of it, so the host stores it whole', async (t) => {
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', { command: 'seq 1 30000' });
+    assert.ok(result.ok);
+    const expected = Array.from({ length: 30_000 }, (_, index) => String(index + 1)).join('\n');
+    assert.equal(Buffer.byteLength(expected) + 1, 168_894);
+    assert.equal(resultText(result), expected);
+    assert.equal(result.output.details?.truncated, false);
+  });
+
+  it('says at its end that a result is not the whole output beyond the 8 MiB bound, and names the job log', async (t) => {
+    const shell = shellFixture(t);
+    const result = await shell.call('bash', { command: "seq -w 1 1200000" });
+    assert.ok(result.ok);
+    const text = resultText(result);
+    assert.equal(result.output.details?.truncated, true);
+    assert.ok(Buffer.byteLength(text) < 8 * 1024 * 1024 + 1000);
+    assert.ok(text.startsWith('0000001\n'));
+    const logPath = String(result.output.details?.logPath);
+    assert.ok(
+      text.endsWith(
+        `\n1200000\n[This result is not the whole output: the command printed 9600000 bytes, more than the 8388608 bytes one result keeps, so bytes ${text.indexOf('\n[... ')}-${text.indexOf('\n[... ') + (9_600_000 - 8_388_608) - 1} are left out (see the marker above); the whole output is in ${logPath}.]`,
+      ),
+      text.slice(-400),
+    );
   });
 
   it('keeps secrets of the host environment out of env and printenv (harness 34, JOB-ENV-2)', async (t) => {

@@ -3,6 +3,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { createPathPolicy, DEFAULT_PROTECTED_PATHS, DEFAULT_SECRET_PATHS } from '@toolhost/path-policy';
 import { createLsTool } from '../src/index.js';
 import { call, failure, makeTree, okText, writeTree } from './grep-fixtures.js';
 
@@ -175,9 +176,42 @@ describe('createLsTool', () => {
         '.env.example  6 B',
         'app.ts  0 B',
         '',
-        '[2 protected entries are not shown (secret files).]',
+        '[2 secret entries are not shown (matching a secret pattern, such as .env files and keys: never read, listed or written).]',
       ].join('\n'),
     );
+  });
+
+  it('labels protected and secret entries apart: the host state next to .git is protected, not a secret file', async () => {
+    const tree = await makeTree({
+      '.git/HEAD': 'ref',
+      '.toolhost/sessions/x': '',
+      '.env': 'TOKEN=1',
+      'app.ts': '',
+    });
+    try {
+      // As the host configures it: its state directory is protected and kept from reads and listings.
+      const policy = createPathPolicy({
+        mode: 'current_project',
+        root: tree.root,
+        protectedPaths: [...DEFAULT_PROTECTED_PATHS, '/.toolhost/**'],
+        secretPaths: [...DEFAULT_SECRET_PATHS, '/.toolhost/**'],
+      });
+      const text = okText(await call(createLsTool({ pathPolicy: policy }), {}));
+      assert.equal(
+        text,
+        [
+          'Directory: .',
+          'app.ts  0 B',
+          '',
+          '[1 secret entry is not shown (matching a secret pattern, such as .env files and keys: never read, listed or written).]',
+          "[1 protected entry is not shown (the host's own state or configuration: kept from file tools, not secret files).]",
+        ].join('\n'),
+      );
+      const recursive = okText(await call(createLsTool({ pathPolicy: policy }), { recursive: true }));
+      assert.ok(recursive.endsWith(text.slice(text.indexOf('\n\n'))), 'recursive listings count them alike');
+    } finally {
+      await tree.remove();
+    }
   });
 
   it('says so when a directory is empty and stops when aborted', async () => {

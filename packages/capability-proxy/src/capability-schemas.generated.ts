@@ -43,7 +43,6 @@ export const useCapabilityArgumentsSchema: ArgumentSchema<UseCapabilityArguments
       "type": "string"
     },
     "arguments": {
-      "additionalProperties": {},
       "description": "The target capability's own parameters, as one object shaped by its schema (see `inspect`). Only for `call`.",
       "type": "object"
     },

@@ -13,20 +13,9 @@ export {
   toolCapabilityId,
 } from './capability-ids.js';
 export {
-  type CapabilityAuthorization,
-  type CapabilityAuthorizationRequest,
-  type CapabilityInventory,
-  type CapabilityProxy,
-  type CapabilityProxyCloneOptions,
-  type CapabilityProxyOptions,
   createCapabilityProxy,
   DEFAULT_MCP_LIMITS,
   DEFAULT_MCP_TIMEOUTS,
-  type DispatchToolContext,
-  type McpConnectAuthorizationRequest,
-  type McpServerInventory,
-  type McpServerProcess,
-  type McpToolAuthorizationRequest,
   USE_CAPABILITY_DESCRIPTION,
   USE_CAPABILITY_TOOL_NAME,
 } from './capability-proxy.js';
@@ -49,11 +38,30 @@ export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from '
 export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
 export {
   MCP_TOOL_LIMITS,
+  type McpCachedToolListing,
+  type McpSchemaCache,
   type McpToolSchema,
   mapAnnotations,
   type NormalizedMcpTools,
   schemaCachePath,
 } from './mcp-tools.js';
+export type {
+  AuthorizeCapability,
+  CapabilityAuthorization,
+  CapabilityAuthorizationRequest,
+  CapabilityInventory,
+  CapabilityPolicyTarget,
+  CapabilityProxy,
+  CapabilityProxyCloneOptions,
+  CapabilityProxyOptions,
+  DispatchTool,
+  DispatchToolContext,
+  McpConnectAuthorizationRequest,
+  McpServerInventory,
+  McpServerProcess,
+  McpToolAuthorizationRequest,
+  RefuseCapability,
+} from './proxy-types.js';
 export {
   createResultStore,
   DEFAULT_RESULT_DISK_BYTES,

@@ -13,6 +13,7 @@ import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
 import {
   MCP_TOOL_LIMITS,
+  type McpSchemaCache,
   type McpToolSchema,
   normalizeMcpTools,
   readSchemaCache,
@@ -87,8 +88,11 @@ export interface McpConnection {
   readonly status: McpServerStatus;
   /** The live tool list while connected. */
   readonly liveTools: readonly McpToolSchema[] | undefined;
-  /** The cached tool list (read once from the state dir, refreshed on every live list). */
-  cachedTools(): readonly McpToolSchema[] | undefined;
+  /**
+   * The schema cache (read once from the state dir, refreshed on every live list), or undefined
+   * when there is none. A hint, never a gate: a tool missing from it may still exist.
+   */
+  schemaCache(): McpSchemaCache | undefined;
   /** The reason of the last failure (value-free). */
   readonly lastError: string | undefined;
   /**
@@ -128,7 +132,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let status: McpServerStatus = server.enabled ? 'configured' : 'disabled';
   let live: LiveSession | undefined;
   let liveTools: McpToolSchema[] | undefined;
-  let cached: McpToolSchema[] | undefined;
+  let cached: McpSchemaCache | undefined;
   let cacheRead = false;
   let lastError: string | undefined;
   let listingNotes: readonly string[] = [];
@@ -136,6 +140,12 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let attemptController: AbortController | undefined;
   let generation = 0;
   const logPath = options.stateDir ? join(options.stateDir, 'mcp-logs', `${server.slug}.log`) : undefined;
+  // Sessions being ended in the background; close() waits for them, so no process outlives it.
+  const endings = new Set<Promise<void>>();
+  function ending(closing: Promise<void>): void {
+    endings.add(closing);
+    void closing.finally(() => endings.delete(closing));
+  }
 
   function connectFailed(message: string, reason: string, cause?: unknown): ToolhostError {
     return new ToolhostError({
@@ -197,7 +207,11 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         // Described before closing: a server that exits once its stdin closes must not have its
         // exit ("exited with code 0") reported instead of the real failure.
         const failure = describeConnectError(error, transport, signal);
-        await closeQuietly(client, transport);
+        const closing = closeQuietly(client, transport);
+        // A transport that gave up on its server (garbage, an over-large message) is still ending it,
+        // which may take two close graces: report now, and let close() wait for the process instead.
+        if (transportFailure(transport)) ending(closing);
+        else await closing;
         lastFailure = failure;
         // Legacy servers answer the Streamable HTTP POST with a 4xx (404, 405): try SSE (spec fallback).
         const fallback =
@@ -492,7 +506,13 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   }
 
   function remember(tools: McpToolSchema[]): void {
-    cached = tools.filter((tool) => tool.schemaValid && tool.unusable === undefined);
+    cached = {
+      tools: tools.filter((tool) => tool.schemaValid && tool.unusable === undefined),
+      withoutSchema: tools
+        .filter((tool) => !tool.schemaValid && tool.unusable === undefined)
+        .map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
+      savedAt: new Date().toISOString(),
+    };
     cacheRead = true;
     if (options.stateDir) writeSchemaCache(options.stateDir, server, tools);
   }
@@ -547,7 +567,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     get liveTools() {
       return liveTools;
     },
-    cachedTools() {
+    schemaCache() {
       if (!cacheRead) {
         cacheRead = true;
         cached = options.stateDir ? readSchemaCache(options.stateDir, server) : undefined;
@@ -718,6 +738,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         await closeQuietly(session.client, session.transport);
       }
       await attempt?.catch(() => undefined);
+      await Promise.all([...endings]);
     },
   };
 
@@ -728,7 +749,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     liveTools = undefined;
     status = 'failed';
     lastError = `MCP server "${server.name}" ${reason}`;
-    void closeQuietly(session.client, session.transport);
+    ending(closeQuietly(session.client, session.transport));
   }
 
   function callFailed(

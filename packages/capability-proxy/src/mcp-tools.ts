@@ -212,12 +212,35 @@ export function schemaCachePath(stateDir: string, server: ResolvedMcpServer): st
 }
 
 /**
+ * A tool the cache names without a schema: its input schema did not compile when the cache was
+ * written, so only its name, description and hints are kept (enough for `search` to find it); a
+ * call connects the server and validates against the live schema, or not at all if it still does
+ * not compile.
+ */
+export interface McpCachedToolListing {
+  readonly name: string;
+  readonly title: string | undefined;
+  readonly description: string;
+  readonly annotations: ToolAnnotations;
+}
+
+/** What a server's schema cache holds. */
+export interface McpSchemaCache {
+  /** Tools with a usable, compiling schema (the hint `inspect` and pre-call validation use). */
+  readonly tools: McpToolSchema[];
+  /** Tools whose schema did not compile: named, never validated against. */
+  readonly withoutSchema: McpCachedToolListing[];
+  /** When the cache was written (ISO 8601), if it says. */
+  readonly savedAt: string | undefined;
+}
+
+/**
  * Reads a server's cached tool schemas. A missing, unreadable or corrupt file, another format
  * version, or a key that does not match the server's current configuration all mean "no cache".
  * Schemas are not compiled here (they were checked before being written): reading 50 caches must
  * stay cheap, because `list` and `inspect` read them.
  */
-export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): McpToolSchema[] | undefined {
+export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): McpSchemaCache | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(schemaCachePath(stateDir, server), 'utf8'));
@@ -227,11 +250,32 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
   if (!isJsonObject(parsed) || parsed.version !== CACHE_VERSION || parsed.key !== server.cacheKey)
     return undefined;
   if (!Array.isArray(parsed.tools)) return undefined;
-  return normalizeMcpTools(parsed.tools, undefined, { canonical: true }).tools;
+  const tools = normalizeMcpTools(parsed.tools, undefined, { canonical: true }).tools;
+  const known = new Set(tools.map((tool) => tool.name));
+  const withoutSchema: McpCachedToolListing[] = [];
+  // Written since the cache stopped hiding tools whose schema does not compile; older files lack it.
+  for (const item of Array.isArray(parsed.withoutSchema) ? parsed.withoutSchema : []) {
+    if (withoutSchema.length + tools.length >= MCP_TOOL_LIMITS.maxTools) break;
+    const listed = normalizeMcpTools([item], undefined, { canonical: true }).tools[0];
+    if (!listed || known.has(listed.name)) continue;
+    known.add(listed.name);
+    withoutSchema.push({
+      name: listed.name,
+      title: listed.title,
+      description: listed.description,
+      annotations: listed.annotations,
+    });
+  }
+  return {
+    tools,
+    withoutSchema,
+    savedAt: typeof parsed.savedAt === 'string' ? parsed.savedAt.slice(0, 40) : undefined,
+  };
 }
 
 /**
- * Writes a server's tool schemas (only the ones whose schema compiles) atomically: a 0600 temp file
+ * Writes a server's tool schemas (only the ones whose schema compiles; the others by name,
+ * description and hints alone, under `withoutSchema`) atomically: a 0600 temp file
  * in the same directory, renamed over the old one. The file holds the cache key and the tools,
  * never an env or header value. Returns false instead of throwing: the cache is best effort.
  */
@@ -255,6 +299,15 @@ export function writeSchemaCache(
         description: tool.description,
         inputSchema: tool.inputSchema,
         schemaHash: tool.schemaHash,
+        annotations: tool.annotations,
+      })),
+    // Named without a schema, so a later session can still find and call them (the cache is a hint).
+    withoutSchema: tools
+      .filter((tool) => !tool.schemaValid && tool.unusable === undefined)
+      .map((tool) => ({
+        name: tool.name,
+        ...(tool.title === undefined ? {} : { title: tool.title }),
+        description: tool.description,
         annotations: tool.annotations,
       })),
   };

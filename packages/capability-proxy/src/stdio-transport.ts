@@ -313,6 +313,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     writeLog(`--- toolhost: ${reason}; closing the connection\n`);
     transport.onerror?.(new Error(reason));
     void transport.close();
+    // Given up at once: the client's pending requests fail now (the handshake, a call) instead of when
+    // the process is gone, which for a server that ignores stdin closing and SIGTERM is two close
+    // graces later; close() goes on ending it, and a second close() still waits for that.
+    finish();
   }
 
   function onStdout(chunk: Buffer): void {

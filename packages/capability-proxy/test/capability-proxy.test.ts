@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   createToolRegistry,
@@ -290,7 +291,6 @@ describe('createCapabilityProxy', () => {
       'mcp-tool:off/echo',
       'mcp-server:cursorOff',
       'mcp-server:github',
-      'mcp-tool:github/create_issue',
     ]) {
       const result = await run(proxy, { action: 'call', capability_id, arguments: { message: 'x' } });
       assert.ok(!result.ok, capability_id);
@@ -299,6 +299,34 @@ describe('createCapabilityProxy', () => {
     }
     assert.equal(requests.length, 0);
     assert.equal(childPids().length, children);
+  });
+
+  it('answers mcp-tool:<server>/<tool> naming an unconfigured server with a resolution failure and candidates, not CAPABILITY_UNAVAILABLE', async (t) => {
+    const stateDir = tempDir(t);
+    await primeCache(stateDir, { fixture: fixtureServer() });
+    const { requests, authorize } = recordingAuthorize();
+    const proxy = proxyWith({ stateDir, authorize, mcpServers: { fixture: fixtureServer() } });
+    t.after(() => proxy.close());
+    const children = childPids().length;
+    const sameTool = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:nowhere/echo',
+      arguments: { message: 'x' },
+    });
+    assert.ok(!sameTool.ok);
+    assert.equal(sameTool.error.code, 'CAPABILITY_RESOLUTION_FAILED', seen(sameTool));
+    assert.match(
+      sameTool.error.toModelText(),
+      /code=unknown_mcp_server;.*no configured MCP server has this name \(1 configured\); candidates=mcp-tool:fixture\/echo; retry exactly once with \{"action":"call","capability_id":"mcp-tool:fixture\/echo"\} plus the same `arguments` you sent/,
+    );
+    assert.ok(!sameTool.error.message.includes('nowhere'), 'the id the model sent is not echoed');
+    const closeServer = await run(proxy, { action: 'inspect', capability_id: 'mcp-tool:fixtures/qwerty' });
+    assert.ok(!closeServer.ok);
+    assert.equal(closeServer.error.code, 'CAPABILITY_RESOLUTION_FAILED');
+    assert.deepEqual(closeServer.error.details.candidates, ['mcp-server:fixture']);
+    assert.equal(closeServer.error.details.retry, undefined, 'no single tool fits, so no retry is offered');
+    assert.equal(requests.length, 0, 'nothing was asked');
+    assert.equal(childPids().length, children, 'nothing was started');
   });
 
   it('requires a non-empty reason for decline and rejects an unknown action listing the actions (behaviour 78)', async (t) => {
@@ -381,9 +409,12 @@ describe('createCapabilityProxy', () => {
     const portable = await run(proxy, { action: 'inspect', capability_id: 'mcp/one/echo' });
     assert.ok(portable.ok);
     assert.match(seen(portable), /mcp-tool:one\/echo/);
-    // A tool whose schema does not compile is not cached.
+    // A tool whose schema does not compile keeps no cached schema, but the cache names it (it used to
+    // leave it out, so no later session could find or call it: issue 16, "the cache is a hint").
     const bad = await run(proxy, { action: 'inspect', capability_id: 'mcp-tool:two/bad-schema' });
-    assert.ok(!bad.ok);
+    assert.ok(bad.ok, seen(bad));
+    assert.match(seen(bad), /input schema did not compile when the list was cached, so none is kept/);
+    assert.ok(!seen(bad).includes('Schema (fingerprint'), 'no schema is shown for it');
     assert.equal(childPids().length, children);
   });
 
@@ -539,6 +570,19 @@ describe('createCapabilityProxy', () => {
     });
     assert.deepEqual(proxy.callAnnotations({ action: 'call', capability_id: 'mcp-tool:fx/echo' }), {});
     assert.equal(childPids().length, children);
+  });
+
+  it('sends its package version as the MCP client version, not a hard-coded one', async (t) => {
+    const proxy = proxyWith({ mcpServers: { fx: fixtureServer('--client-info') } });
+    t.after(() => proxy.close());
+    const result = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:fx/client-info',
+      arguments: {},
+    });
+    assert.ok(result.ok, seen(result));
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    assert.deepEqual(JSON.parse(seen(result)), { name: 'toolhost', version });
   });
 
   it('throws CONFIG_INVALID for an invalid mcpServers entry', () => {

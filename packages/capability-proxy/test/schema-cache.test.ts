@@ -9,7 +9,15 @@ import {
   parseMcpServers,
   schemaCachePath,
 } from '../src/index.js';
-import { childPids, fixtureServer, GENEROUS_TIMEOUTS, run, seen, tempDir } from './helpers.js';
+import {
+  childPids,
+  fixtureServer,
+  GENEROUS_TIMEOUTS,
+  recordingAuthorize,
+  run,
+  seen,
+  tempDir,
+} from './helpers.js';
 
 function proxyFor(stateDir: string, mcpServers: McpServersConfig) {
   return createCapabilityProxy({
@@ -110,5 +118,93 @@ describe('mapAnnotations', () => {
       'a hint that is not a boolean stays unknown',
     );
     assert.deepEqual(mapAnnotations(undefined), {});
+  });
+});
+
+describe('the schema cache (a hint, never a gate)', () => {
+  it('calls a tool its server added after the cache was written, by connecting under mcp_connect__<server>', async (t) => {
+    const stateDir = tempDir(t);
+    // The cache key holds env variable names, not values: the same cache serves both sessions.
+    const before = proxyFor(stateDir, { fx: { ...fixtureServer(), env: { MISBEHAVING_EXTRA_TOOLS: '' } } });
+    assert.ok((await run(before, { action: 'call', capability_id: 'mcp-server:fx' })).ok);
+    await before.close();
+    const { requests, authorize } = recordingAuthorize();
+    const proxy = createCapabilityProxy({
+      stateDir,
+      mcpServers: { fx: { ...fixtureServer(), env: { MISBEHAVING_EXTRA_TOOLS: 'added_later' } } },
+      authorize,
+      timeouts: GENEROUS_TIMEOUTS,
+    });
+    t.after(() => proxy.close());
+    const children = childPids().length;
+    const list = seen(await run(proxy, { action: 'list' }));
+    assert.match(
+      list,
+      /mcp-server:fx: configured, not connected; \d+ tools \(cached schema; server not started\), saved \d{4}-\d\d-\d\d \d\d:\d\d UTC and possibly stale: a tool missing from it is still found by calling it/,
+    );
+    const search = seen(await run(proxy, { action: 'search', query: 'added_later' }));
+    assert.match(search, /^No capability matches these words/);
+    assert.match(
+      search,
+      /From schema caches, possibly stale: mcp-server:fx \(saved [^)]+\); a tool missing from a cache is still found by calling mcp-tool:<server>\/<tool>, which connects the server\./,
+    );
+    const inspect = await run(proxy, { action: 'inspect', capability_id: 'mcp-tool:fx/added_later' });
+    assert.ok(!inspect.ok, 'inspect never connects, so the cache answers it');
+    assert.match(
+      inspect.error.message,
+      /possibly stale; action "call" connects the server and checks the live list/,
+    );
+    assert.equal(childPids().length, children, 'list, search and inspect started nothing');
+    const called = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:fx/added_later',
+      arguments: {},
+    });
+    assert.ok(called.ok, seen(called));
+    assert.equal(seen(called), 'extra tool added_later');
+    assert.deepEqual(
+      requests.map((request) => `${request.kind}:${request.toolName}`),
+      ['mcp-connect:mcp_connect__fx', 'mcp-tool:mcp__fx__added_later'],
+    );
+    // Once connected, the live list is the authority: a name it lacks is a resolution failure.
+    const wrong = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:fx/added_latr',
+      arguments: {},
+    });
+    assert.ok(!wrong.ok);
+    assert.equal(wrong.error.code, 'CAPABILITY_RESOLUTION_FAILED');
+    assert.match(wrong.error.toModelText(), /candidates=mcp-tool:fx\/added_later/);
+  });
+
+  it('finds and calls a tool whose schema does not compile in a later session (unvalidated), where it used to be hidden', async (t) => {
+    const stateDir = tempDir(t);
+    const mcpServers = { fx: fixtureServer('--bad-schema') };
+    const first = proxyFor(stateDir, mcpServers);
+    assert.ok((await run(first, { action: 'call', capability_id: 'mcp-server:fx' })).ok);
+    await first.close();
+    const { requests, authorize } = recordingAuthorize();
+    const proxy = createCapabilityProxy({ stateDir, mcpServers, authorize, timeouts: GENEROUS_TIMEOUTS });
+    t.after(() => proxy.close());
+    const children = childPids().length;
+    const search = seen(await run(proxy, { action: 'search', query: 'bad schema' }));
+    assert.match(
+      search,
+      /^- mcp-tool:fx\/bad-schema: .+ \(server not started; its schema did not compile, so none is cached: the live one decides\)$/m,
+    );
+    const inspect = await run(proxy, { action: 'inspect', capability_id: 'mcp-server:fx' });
+    assert.match(seen(inspect), /mcp-tool:fx\/bad-schema\n.*\nNo cached schema: it did not compile/);
+    assert.equal(childPids().length, children);
+    const called = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:fx/bad-schema',
+      arguments: { x: 1 },
+    });
+    assert.ok(called.ok, seen(called));
+    assert.equal(seen(called), 'bad-schema called without validation');
+    assert.deepEqual(
+      requests.map((request) => request.toolName),
+      ['mcp_connect__fx', 'mcp__fx__bad-schema'],
+    );
   });
 });

@@ -59,8 +59,9 @@ export function bomLength(encoding: TextEncoding): number {
  * Detects the encoding of a file from its leading bytes.
  *
  * Order: a byte-order mark (UTF-8, UTF-16 LE/BE; UTF-32 is refused); a NUL byte in the first 8 KiB
- * means UTF-16 without BOM when the NULs sit in alternating positions and the sample decodes
- * cleanly, and binary otherwise (`FILE_BINARY`); valid UTF-8; else a legacy encoding detected by
+ * means UTF-16 without BOM when the NULs sit in alternating positions, a whole file has an even
+ * length, there is enough evidence (at least 8 such NULs, or every code unit ASCII) and the sample
+ * decodes cleanly, and binary otherwise (`FILE_BINARY`); valid UTF-8; else a legacy encoding detected by
  * chardet that iconv-lite supports (GB18030 covers GBK, Shift_JIS, EUC-JP, Big5, EUC-KR, the ISO-8859
  * and Windows code pages). `complete` says whether `sample` is the whole file (otherwise a multi-byte
  * sequence cut at the end of the sample is not an error).
@@ -131,7 +132,12 @@ function isMostlyUtf8(sample: Uint8Array): boolean {
   return nonAscii > 0 && replacements <= Math.max(1, nonAscii / 20);
 }
 
+/** Below this many NUL bytes in code-unit position, a BOM-less UTF-16 guess needs every unit to be ASCII. */
+const UTF16_EVIDENCE_UNITS = 8;
+
 function detectUtf16WithoutBom(sample: Uint8Array, complete: boolean): 'utf-16le' | 'utf-16be' | undefined {
+  // A whole file of UTF-16 code units has an even length.
+  if (complete && sample.length % 2 !== 0) return undefined;
   const pairs = Math.floor(sample.length / 2);
   if (pairs === 0) return undefined;
   let evenZeros = 0;
@@ -145,6 +151,10 @@ function detectUtf16WithoutBom(sample: Uint8Array, complete: boolean): 'utf-16le
   if (oddZeros >= pairs * 0.2 && evenZeros <= pairs * 0.01) candidate = 'utf-16le';
   else if (evenZeros >= pairs * 0.2 && oddZeros <= pairs * 0.01) candidate = 'utf-16be';
   if (!candidate) return undefined;
+  // A few NULs are no evidence: `ab\0cd` has one NUL in an even position and would pass the ratios.
+  // With little evidence, only text that is ASCII in every code unit counts as UTF-16.
+  const zeros = candidate === 'utf-16le' ? oddZeros : evenZeros;
+  if (zeros < UTF16_EVIDENCE_UNITS && zeros < pairs) return undefined;
   try {
     const decoded = new TextDecoder(candidate, { fatal: true }).decode(sample.subarray(0, pairs * 2), {
       stream: !complete,

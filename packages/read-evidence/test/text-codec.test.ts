@@ -67,6 +67,32 @@ describe('decodeText', () => {
     );
   });
 
+  it("refuses a small file with a NUL byte (printf 'ab\\0cd') as FILE_BINARY instead of decoding it as UTF-16 (RE-15)", () => {
+    for (const bytes of [
+      Buffer.from('ab\0cd', 'latin1'),
+      Buffer.from('ab\0c', 'latin1'),
+      Buffer.from('\0abc', 'latin1'),
+      Buffer.from('x\0yz\0w', 'latin1'),
+    ]) {
+      assert.equal(
+        expectError(decodeText(bytes)).code,
+        'FILE_BINARY',
+        JSON.stringify(bytes.toString('latin1')),
+      );
+    }
+  });
+
+  it('still detects real UTF-16 without a BOM: a tiny ASCII one, and one mixing CJK with ASCII (RE-15)', () => {
+    for (const text of ['hi\n', 'a', '中文说明：这是测试文件。\nname = toolhost test\n']) {
+      const le = expectOk(decodeText(Buffer.from(text, 'utf16le')));
+      assert.deepEqual(le.encoding, { name: 'utf-16le', bom: false }, text);
+      assert.equal(le.text, text);
+      const be = expectOk(decodeText(Buffer.from(text, 'utf16le').swap16()));
+      assert.deepEqual(be.encoding, { name: 'utf-16be', bom: false }, text);
+      assert.equal(be.text, text);
+    }
+  });
+
   it('detects GB18030 (GBK) and Shift_JIS and decodes them (RE-15)', () => {
     const gbk = expectOk(decodeText(iconv.encode(chinese, 'gbk')));
     assert.equal(gbk.encoding.name, 'gb18030');

@@ -1,0 +1,124 @@
+import type { CapabilityPolicyTarget } from '@toolhost/capability-proxy';
+import { isErrorCode, type ToolAnnotations, ToolhostError } from '@toolhost/contracts';
+import { decidePermission, type PermissionDecision, type SandboxMode } from './decide-permission.js';
+import type { PipelineContext } from './pipeline-context.js';
+import { decisionFields, toolFacts } from './permit-call.js';
+
+/** What a session's capability frontend knows about the session's policy. */
+export interface CapabilitySessionPolicy {
+  readonly sandbox: SandboxMode;
+  /** Servers that only an unapproved project configuration defines. */
+  readonly untrustedServers: ReadonlySet<string>;
+  readonly readOnlyStrict: boolean;
+}
+
+/** The hints that make a call the least risky: what a refusal that no hint of a server could lift is decided with. */
+const MOST_PERMISSIVE_HINTS: ToolAnnotations = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  openWorld: false,
+});
+
+/**
+ * The hints the permission step believes for an MCP tool: all of them from a trusted server, from
+ * any other only the ones that make a call riskier (a claim of safety is not evidence).
+ */
+export function believedMcpHints(claimed: ToolAnnotations, trusted: boolean): ToolAnnotations {
+  if (trusted) return claimed;
+  return {
+    ...(claimed.readOnly === false ? { readOnly: false } : {}),
+    ...(claimed.destructive === true ? { destructive: true } : {}),
+    ...(claimed.openWorld === true ? { openWorld: true } : {}),
+  };
+}
+
+/** The refusal of a strict read-only session for an MCP tool that is not trusted to be read-only. */
+export function strictReadOnlyRefusal(toolName: string): ToolhostError {
+  return new ToolhostError({
+    code: 'PERMISSION_DENIED',
+    message: `"${toolName}" is not declared read-only by a trusted server, and this read-only session runs only read-only tools`,
+    recovery: 'leave it to a session that may write, or use a read-only capability',
+    details: { toolName, decisionSource: 'sandbox', remoteDispatched: false },
+  });
+}
+
+function denial(decision: Extract<PermissionDecision, { type: 'deny' }>, toolName: string): ToolhostError {
+  const code = isErrorCode(decision.code) ? decision.code : 'PERMISSION_DENIED';
+  return new ToolhostError({
+    code,
+    message: decision.reason,
+    details: {
+      toolName,
+      decisionSource: decision.source,
+      remoteDispatched: false,
+      ...(decision.rule ? { rule: decision.rule } : {}),
+    },
+  });
+}
+
+/**
+ * What a session refuses about a capability whatever anyone answers, decided from its sandbox and
+ * configured rules alone (pure: no prompt, no process, no path resolution): the capability proxy
+ * leaves such targets out of `list` and `search`, marks them in `inspect`, and refuses an MCP tool
+ * call with it before the tool's server starts (then with the hints unknown, so only a refusal that
+ * no hint of the server could lift counts: a deny rule on `mcp__<server>__<tool>`, a strict
+ * read-only session and an untrusted server). The full permission step still runs for every call.
+ * When `call` is given the refusal is recorded as a `permission-decided` event (`phase: before-connect`).
+ */
+export function capabilityRefusal(
+  context: PipelineContext,
+  target: CapabilityPolicyTarget,
+  session: CapabilitySessionPolicy,
+  call?: { readonly callId: string },
+): ToolhostError | undefined {
+  if (target.kind === 'tool') {
+    const facts = toolFacts(target.tool);
+    const decision = decidePermission({
+      tool: facts,
+      sandbox: context.sandbox,
+      approval: context.approval,
+      rules: context.rules,
+    });
+    return decision.type === 'deny' ? denial(decision, facts.name) : undefined;
+  }
+  const fromProject = session.untrustedServers.has(target.server);
+  const trustedHints = target.annotationsTrusted && !fromProject;
+  const annotations =
+    target.annotations === undefined
+      ? trustedHints
+        ? MOST_PERMISSIVE_HINTS
+        : believedMcpHints(MOST_PERMISSIVE_HINTS, false)
+      : believedMcpHints(target.annotations, trustedHints);
+  let decision: PermissionDecision;
+  let refusal: ToolhostError | undefined;
+  if (session.readOnlyStrict && !(annotations.readOnly === true && annotations.destructive !== true)) {
+    refusal = strictReadOnlyRefusal(target.toolName);
+    decision = { type: 'deny', source: 'sandbox', code: 'PERMISSION_DENIED', reason: refusal.message };
+  } else {
+    decision = decidePermission({
+      tool: {
+        name: target.toolName,
+        source: 'mcp',
+        group: 'utility_builtins',
+        category: annotations.readOnly === true ? 'read' : 'utility',
+        annotations,
+      },
+      sandbox: context.sandbox,
+      approval: context.approval,
+      rules: context.rules,
+    });
+    if (decision.type === 'deny') refusal = denial(decision, target.toolName);
+  }
+  if (refusal && call) {
+    context.audit.emit('permission-decided', {
+      callId: call.callId,
+      toolName: target.toolName,
+      ...decisionFields(decision),
+      phase: 'before-connect',
+      sandbox: context.sandbox,
+      approval: context.approval,
+      toolSource: 'mcp',
+    });
+  }
+  return refusal;
+}
