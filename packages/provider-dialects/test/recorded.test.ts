@@ -1,72 +1,270 @@
+// Recorded real provider traffic (test/fixtures/recorded/, SOURCES.md there): every recording
+// parses to the neutral outcome written out by hand in expected.json, and the body and the stream
+// of one scenario agree.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { type DialectName, getDialect, type ModelResponse, type StreamEvent } from '../src/index.js';
+import { createParser } from 'eventsource-parser';
+import {
+  type AssistantContentPart,
+  type DialectName,
+  getDialect,
+  type ModelResponse,
+  type SseEvent,
+  type StreamEvent,
+  type Usage,
+} from '../src/index.js';
 import { testPath } from './helpers.js';
 
 const root = testPath('fixtures', 'recorded');
-const expected = JSON.parse(readFileSync(`${root}/expected.json`, 'utf8')) as Record<string, unknown>;
 
-function outcome(response: ModelResponse) {
+/** What a recording must parse to: a response, or a provider error. */
+type Outcome =
+  | {
+      readonly id?: string;
+      readonly model?: string;
+      readonly stopReason: string;
+      readonly rawStopReason?: string;
+      /** The kinds of the message parts in order: `text`, `reasoning`, `tool-call`, `provider:<type>`. */
+      readonly parts: readonly string[];
+      /** The text parts joined. */
+      readonly text: string;
+      readonly calls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[];
+      readonly usage?: Usage;
+    }
+  | {
+      readonly error: { readonly code: string; readonly providerCode?: string; readonly retryable: boolean };
+    };
+
+/** How the body and the stream of one scenario are compared (by default: last stream step, everything). */
+interface Pair {
+  /** The stream step the body is the counterpart of (default: the last). */
+  readonly step?: number;
+  /** Aspects that differ between the two recordings because they are two runs, with the reason. */
+  readonly skip?: readonly AgreementKey[];
+  readonly reason?: string;
+}
+type AgreementKey = 'stopReason' | 'rawStopReason' | 'parts' | 'callNames' | 'callArguments';
+const AGREEMENT_KEYS: readonly AgreementKey[] = [
+  'stopReason',
+  'rawStopReason',
+  'parts',
+  'callNames',
+  'callArguments',
+];
+
+const expected = JSON.parse(readFileSync(`${root}/expected.json`, 'utf8')) as {
+  readonly outcomes: Record<string, Outcome | readonly Outcome[]>;
+  readonly pairs: Record<string, Pair>;
+  /** Responses streams whose deltas the source trimmed (their response.completed is whole), with the reason. */
+  readonly completedExceptions: Record<string, string>;
+};
+
+const DIALECTS: readonly DialectName[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];
+
+function partKind(part: AssistantContentPart): string {
+  if (part.type !== 'provider') return part.type;
+  const value = part.value;
+  const kind =
+    typeof value.type === 'string'
+      ? value.type
+      : (Object.keys(value).find((key) => key !== 'thoughtSignature') ?? 'unknown');
+  return `provider:${kind}`;
+}
+
+function outcomeOf(response: ModelResponse): Outcome {
+  const parts = response.message.content;
   return {
+    ...(response.id !== undefined ? { id: response.id } : {}),
+    ...(response.model !== undefined ? { model: response.model } : {}),
     stopReason: response.stopReason,
-    rawStopReason: response.rawStopReason,
-    text: response.message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
-    calls: response.message.content.flatMap((part) =>
+    ...(response.rawStopReason !== undefined ? { rawStopReason: response.rawStopReason } : {}),
+    parts: parts.map(partKind),
+    text: parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
+    calls: parts.flatMap((part) =>
       part.type === 'tool-call' ? [{ id: part.id, name: part.name, arguments: part.arguments }] : [],
     ),
-    usage: response.usage,
+    ...(response.usage !== undefined ? { usage: response.usage } : {}),
   };
 }
 
-function parse(dialect: DialectName, file: string): ModelResponse {
+function errorOutcome(error: {
+  code: string;
+  details?: { providerCode?: unknown; retryable?: unknown } | undefined;
+}): Outcome {
+  const providerCode = error.details?.providerCode;
+  return {
+    error: {
+      code: error.code,
+      ...(typeof providerCode === 'string' ? { providerCode } : {}),
+      retryable: error.details?.retryable === true,
+    },
+  };
+}
+
+function dialectOf(file: string): DialectName {
+  return file.split('/')[0] as DialectName;
+}
+
+/** The SSE events of a stream recording: one `data` payload per line, or raw SSE text (`.sse`). */
+function sseEvents(file: string): SseEvent[] {
   const text = readFileSync(`${root}/${file}`, 'utf8');
+  if (file.endsWith('.sse')) {
+    const events: SseEvent[] = [];
+    const parser = createParser({
+      onEvent: (event) => events.push({ event: event.event, data: event.data }),
+    });
+    parser.feed(text);
+    parser.reset({ consume: true });
+    return events;
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => ({ data: line }));
+}
+
+/**
+ * Parses a recording. A body gives one outcome; a stream gives one per response it holds (some
+ * recordings are several requests' streams one after the other: a stream parser is done at its
+ * terminal event, and the events after it are the next request's stream).
+ */
+function parseRecording(file: string): Outcome[] {
+  const dialect = dialectOf(file);
   let n = 0;
   const options = { generateId: () => `generated-${n++}` };
   if (file.endsWith('.json')) {
-    const result = getDialect(dialect).parseResponse(JSON.parse(text), options);
-    assert.ok(result.ok, file);
-    return result.value;
+    const body = JSON.parse(readFileSync(`${root}/${file}`, 'utf8')) as unknown;
+    const result = getDialect(dialect).parseResponse(body, options);
+    return [result.ok ? outcomeOf(result.value) : errorOutcome(result.error)];
   }
-  const parser = getDialect(dialect).createStreamParser(options);
-  const events: StreamEvent[] = [];
-  for (const line of text.split('\n')) if (line.trim() !== '') events.push(...parser.push({ data: line }));
-  events.push(...parser.end());
-  const last = events.at(-1);
-  assert.equal(last?.type, 'finish', file);
-  return (last as { response: ModelResponse }).response;
+  const outcomes: Outcome[] = [];
+  let parser = getDialect(dialect).createStreamParser(options);
+  let fed = false;
+  const collect = (events: readonly StreamEvent[]) => {
+    for (const event of events) {
+      if (event.type === 'finish') outcomes.push(outcomeOf(event.response));
+      if (event.type === 'error') outcomes.push(errorOutcome(event.error));
+    }
+  };
+  for (const event of sseEvents(file)) {
+    if (parser.done) {
+      if (outcomes.at(-1) && 'error' in outcomes.at(-1)!) break;
+      parser = getDialect(dialect).createStreamParser(options);
+      fed = false;
+    }
+    collect(parser.push(event));
+    fed = true;
+  }
+  if (fed) collect(parser.end());
+  return outcomes;
 }
 
-const DIRS: Record<string, DialectName> = { anthropic: 'anthropic', gemini: 'gemini' };
+function agreementView(outcome: Outcome): Record<AgreementKey, unknown> {
+  if ('error' in outcome)
+    return {
+      stopReason: outcome.error,
+      rawStopReason: undefined,
+      parts: [],
+      callNames: [],
+      callArguments: [],
+    };
+  return {
+    stopReason: outcome.stopReason,
+    rawStopReason: outcome.rawStopReason,
+    parts: outcome.parts,
+    callNames: outcome.calls.map((call) => call.name),
+    // Arguments as values: a body carries JSON objects, a stream the provider's JSON text.
+    callArguments: outcome.calls.map((call) => {
+      try {
+        return JSON.parse(call.arguments === '' ? '{}' : call.arguments) as unknown;
+      } catch {
+        return call.arguments;
+      }
+    }),
+  };
+}
+
+const files = DIALECTS.flatMap((dialect) =>
+  readdirSync(`${root}/${dialect}`)
+    .sort()
+    .map((file) => `${dialect}/${file}`),
+);
+const stemOf = (file: string) => file.replace(/\.(json|chunks\.txt|sse)$/, '');
 
 describe('recorded provider traffic', () => {
-  const files = Object.keys(DIRS).flatMap((dir) =>
-    readdirSync(`${root}/${dir}`).map((file) => `${dir}/${file}`),
-  );
-
   it('every recorded fixture has an expected outcome, and every expected outcome a fixture', () => {
-    assert.deepEqual([...files].sort(), Object.keys(expected).sort());
+    assert.deepEqual([...files].sort(), Object.keys(expected.outcomes).sort());
+  });
+
+  it('the corpus covers every dialect with at least 8 recordings', () => {
+    for (const dialect of DIALECTS) {
+      const count = files.filter((file) => dialectOf(file) === dialect).length;
+      assert.ok(count >= 8, `${dialect}: ${count} recordings`);
+    }
   });
 
   for (const file of files) {
     it(`parses ${file} to its expected neutral outcome`, () => {
-      const dialect = DIRS[file.split('/')[0]!]!;
-      assert.deepEqual(outcome(parse(dialect, file)), expected[file]);
+      const want = expected.outcomes[file]!;
+      const got = parseRecording(file);
+      assert.deepEqual(got.length === 1 && !Array.isArray(want) ? got[0] : got, want);
     });
   }
 
-  it('the body and the stream of each recorded scenario agree on the stop reason and the calls', () => {
-    const stems = new Set(files.map((file) => file.replace(/\.(json|chunks\.txt)$/, '')));
-    for (const stem of stems) {
-      const dialect = DIRS[stem.split('/')[0]!]!;
-      const body = outcome(parse(dialect, `${stem}.json`));
-      const stream = outcome(parse(dialect, `${stem}.chunks.txt`));
-      assert.equal(stream.stopReason, body.stopReason, stem);
-      assert.deepEqual(
-        stream.calls.map(({ name, arguments: args }) => ({ name, args })),
-        body.calls.map(({ name, arguments: args }) => ({ name, args })),
-        stem,
-      );
+  const stems = [...new Set(files.map(stemOf))].filter(
+    (stem) =>
+      files.includes(`${stem}.json`) &&
+      files.some((file) => file !== `${stem}.json` && stemOf(file) === stem),
+  );
+
+  it('every pair exception names a scenario recorded in both forms', () => {
+    for (const stem of Object.keys(expected.pairs)) assert.ok(stems.includes(stem), stem);
+  });
+
+  for (const stem of stems) {
+    it(`the body and the stream of ${stem} agree`, () => {
+      const pair = expected.pairs[stem] ?? {};
+      const streamFile = files.find((file) => file !== `${stem}.json` && stemOf(file) === stem)!;
+      const body = agreementView(parseRecording(`${stem}.json`)[0]!);
+      const steps = parseRecording(streamFile);
+      const stream = agreementView(steps.at(pair.step ?? -1)!);
+      const skipped = new Set(pair.skip ?? []);
+      assert.ok(skipped.size === 0 || (pair.reason ?? '') !== '', 'a skipped aspect says why');
+      for (const key of AGREEMENT_KEYS) {
+        if (!skipped.has(key)) assert.deepEqual(stream[key], body[key], `${stem}: ${key}`);
+      }
+    });
+  }
+
+  it('every Responses stream parses like the response its response.completed event carries', () => {
+    // The terminal event of a Responses stream holds the complete response object of the same
+    // run, which is what the non-streaming endpoint returns: stream and body parsers must agree
+    // on it exactly (text, calls with their ids, usage).
+    let checked = 0;
+    for (const [file, reason] of Object.entries(expected.completedExceptions)) {
+      assert.ok(files.includes(file) && reason !== '', file);
     }
+    const streams = files.filter(
+      (name) =>
+        dialectOf(name) === 'openai-responses' &&
+        !name.endsWith('.json') &&
+        !Object.hasOwn(expected.completedExceptions, name),
+    );
+    for (const file of streams) {
+      const completed = sseEvents(file)
+        .map((event) => JSON.parse(event.data) as { type?: string; response?: unknown })
+        .filter((event) => event.type === 'response.completed');
+      const steps = parseRecording(file);
+      for (const [index, event] of completed.entries()) {
+        const result = getDialect('openai-responses').parseResponse(event.response, {
+          generateId: () => 'unused',
+        });
+        assert.ok(result.ok, file);
+        assert.deepEqual(steps[index], outcomeOf(result.value), `${file} step ${index}`);
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 8, `${checked} completed responses`);
   });
 });
