@@ -90,7 +90,7 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
           const clientItem = part.type === 'tool-call' ? clientCallItem(part) : undefined;
           if (part.type === 'tool-call' && clientItem) {
             clientCalls.set(part.id, clientItem);
-            input.push(clientItem);
+            input.push(replayedClientItem(clientItem));
           } else if (part.type === 'tool-call') {
             const item: JsonObject = {
               type: 'function_call',
@@ -179,13 +179,46 @@ function userContent(content: string | readonly UserContentPart[]): JsonValue {
  * The item types of tools the Responses API asks the client to execute (besides
  * `function_call`), with the neutral name their calls get and the field that holds the input.
  */
-const CLIENT_CALLS: Readonly<Record<string, { readonly name?: string; readonly input: string }>> = {
-  custom_tool_call: { input: 'input' },
-  local_shell_call: { name: 'local_shell', input: 'action' },
-  shell_call: { name: 'shell', input: 'action' },
-  apply_patch_call: { name: 'apply_patch', input: 'operation' },
-  tool_search_call: { name: 'tool_search', input: 'arguments' },
+const CLIENT_CALLS: Readonly<
+  Record<string, { readonly name?: string; readonly input: string; readonly replayed: readonly string[] }>
+> = {
+  // `replayed`: the members the item's input definition has (the output item carries others,
+  // such as `status` on a custom tool call, which an input item must not).
+  custom_tool_call: {
+    input: 'input',
+    replayed: ['type', 'id', 'call_id', 'name', 'input', 'caller', 'namespace', 'async'],
+  },
+  local_shell_call: {
+    name: 'local_shell',
+    input: 'action',
+    replayed: ['type', 'id', 'call_id', 'action', 'status'],
+  },
+  shell_call: {
+    name: 'shell',
+    input: 'action',
+    replayed: ['type', 'id', 'call_id', 'action', 'caller', 'environment', 'status'],
+  },
+  apply_patch_call: {
+    name: 'apply_patch',
+    input: 'operation',
+    replayed: ['type', 'id', 'call_id', 'operation', 'caller', 'status'],
+  },
+  tool_search_call: {
+    name: 'tool_search',
+    input: 'arguments',
+    replayed: ['type', 'id', 'call_id', 'arguments', 'execution', 'status'],
+  },
 };
+
+/** A client-executed call item as an input item: the members its input definition has. */
+function replayedClientItem(item: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of CLIENT_CALLS[String(item.type)]!.replayed) {
+    const value = item[key];
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return out;
+}
 
 /** Whether an output item is a call the client must execute (a client `tool_search_call` only). */
 function isClientCall(item: JsonObject): boolean {
@@ -212,6 +245,25 @@ function clientCallItem(part: ToolCallPart): JsonObject | undefined {
 
 /** The output item that answers a client-executed call, in the form its type requires. */
 function clientOutputItem(
+  message: ToolMessage,
+  call: JsonObject,
+  index: number,
+  reporter: RequestReporter,
+): JsonObject {
+  const output = clientOutputOf(message, call, index, reporter);
+  // The output of a call made from a program names the same caller (local shell and tool search
+  // outputs have no caller member).
+  if (isObject(call.caller) && OUTPUTS_WITH_CALLER.has(String(output.type))) output.caller = call.caller;
+  return output;
+}
+
+const OUTPUTS_WITH_CALLER: ReadonlySet<string> = new Set([
+  'shell_call_output',
+  'apply_patch_call_output',
+  'custom_tool_call_output',
+]);
+
+function clientOutputOf(
   message: ToolMessage,
   call: JsonObject,
   index: number,
@@ -411,7 +463,7 @@ function clientCallOf(item: JsonObject, options: ParseOptions | undefined): Tool
     id: fromWireId(options, String(item.call_id ?? item.id ?? '')),
     name: kind.name ?? neutralName(options, String(item.name ?? '')),
     arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}),
-    providerData: { [DIALECT]: { item } },
+    providerData: { [DIALECT]: { item: replayedClientItem(item) } },
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type ModelResponse,
   parseOpenAIChatResponse,
   parseOpenAIResponsesRequest,
+  parseOpenAIResponsesResponse,
   type StreamEvent,
 } from '../src/index.js';
 import { violations } from './authority-validators.js';
@@ -243,5 +244,98 @@ describe('recorded-traffic corpus regressions', () => {
     assert.equal(modelParts.length, 1);
     assert.equal(typeof modelParts[0]!.text, 'string');
     assert.equal(typeof modelParts[0]!.thoughtSignature, 'string');
+  });
+  it('Responses: a replayed custom_tool_call no longer carries `status` (its input definition has no such member), and calls made from a program pass their caller to the output', () => {
+    const { responses } = streamed(
+      'openai-responses',
+      'openai-responses/openai-custom-text-tool.1.chunks.txt',
+    );
+    const call = responses[0]!.message.content.find((part) => part.type === 'tool-call')!;
+    assert.ok(call.type === 'tool-call');
+    const messages: Message[] = [
+      { role: 'user', content: 'Set the page.' },
+      responses[0]!.message,
+      {
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        isError: false,
+        content: [{ type: 'text', text: 'done' }],
+      },
+    ];
+    const built = buildOpenAIResponsesRequest({ model: 'gpt-5.2', messages });
+    const item = (built.body.input as JsonObject[]).find((entry) => entry.type === 'custom_tool_call')!;
+    assert.equal(item.status, undefined);
+    assert.equal(
+      item.input,
+      '<main><h1>Streaming custom tool input</h1><p>This must arrive progressively.</p></main>',
+    );
+    assert.deepEqual(violations('openai-responses', built.body), []);
+    assert.deepEqual(parseOpenAIResponsesRequest(built.body).messages[1], responses[0]!.message);
+    // A shell call a program made: its output goes back with the same caller.
+    const caller = { type: 'program', caller_id: 'call_prog' };
+    const shell = parseOpenAIResponsesResponse({
+      id: 'resp_1',
+      status: 'completed',
+      output: [
+        {
+          type: 'shell_call',
+          id: 'sh_1',
+          call_id: 'call_sh',
+          action: { commands: ['ls'] },
+          environment: null,
+          status: 'completed',
+          caller,
+        },
+      ],
+    });
+    assert.ok(shell.ok);
+    const shellCall = shell.value.message.content[0]!;
+    assert.ok(shellCall.type === 'tool-call');
+    const again = buildOpenAIResponsesRequest({
+      model: 'gpt-5.6-sol',
+      messages: [
+        { role: 'user', content: 'List.' },
+        shell.value.message,
+        {
+          role: 'tool',
+          toolCallId: shellCall.id,
+          toolName: shellCall.name,
+          isError: false,
+          content: [{ type: 'text', text: 'a.txt' }],
+        },
+      ],
+    });
+    const output = (again.body.input as JsonObject[]).find((entry) => entry.type === 'shell_call_output')!;
+    assert.deepEqual(output.caller, caller);
+    assert.deepEqual(violations('openai-responses', again.body), []);
+  });
+
+  it('Anthropic: a fallback block is not replayed (the API rejects it: recorded invalid_request_error), and the drop is reported', () => {
+    const rejected = getDialect('anthropic').parseResponse(
+      body('anthropic/anthropic-fallback-replay-without-beta.error.json'),
+    );
+    assert.ok(!rejected.ok && /fallback/.test(rejected.error.message));
+    const response = parsed('anthropic', 'anthropic/anthropic-fallback.json');
+    assert.deepEqual(kinds(response), ['provider:fallback', 'text']);
+    const built = getDialect('anthropic').buildRequest({
+      model: 'claude-fable-5',
+      messages: [
+        { role: 'user', content: 'Who invented the printing press?' },
+        response.message,
+        { role: 'user', content: 'When?' },
+      ],
+    });
+    const assistant = (built.body.messages as JsonObject[])[1]!;
+    assert.deepEqual(
+      (assistant.content as JsonObject[]).map((block) => block.type),
+      ['text'],
+    );
+    assert.ok(
+      built.report.some(
+        (entry) => entry.message === 1 && entry.action === 'dropped' && /fallback/.test(entry.reason),
+      ),
+    );
+    assert.deepEqual(violations('anthropic', built.body), []);
   });
 });
