@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { createParser } from 'eventsource-parser';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { JsonObject } from '@toolhost/contracts';
 import {
   type AssistantContentPart,
@@ -221,6 +223,60 @@ function withoutBetaBlocks(dialect: DialectName, body: JsonObject): JsonObject {
   };
 }
 
+/** Recordings the official SDK's stream accumulator does not assemble correctly, and how. */
+const SDK_LIMITS: Readonly<Record<string, string>> = {
+  'openai-chat/anthropic-fallback-tool-call.sse':
+    "openai's ChatCompletionStream throws on a stream whose first tool call has index 1 (a gateway's numbering)",
+  'anthropic/anthropic-mcp.1.chunks.txt':
+    'the non-beta MessageStream does not assemble the input_json_delta of an mcp_tool_use block (a beta block): its body has input {}',
+};
+
+/** The SSE events of a recording split into one list per request (at each terminal event). */
+function splitRequests(dialect: DialectName, events: readonly SseEvent[]): SseEvent[][] {
+  const out: SseEvent[][] = [[]];
+  for (const event of events) {
+    out.at(-1)!.push(event);
+    const terminal =
+      dialect === 'anthropic' ? event.data.includes('"type":"message_stop"') : event.data.trim() === '[DONE]';
+    if (terminal) out.push([]);
+  }
+  return out.filter((request) => request.length > 0);
+}
+
+function readable(events: readonly SseEvent[], sse: boolean): ReadableStream<Uint8Array> {
+  const text = events
+    .filter((event) => event.data.trim() !== '[DONE]')
+    .map((event) => (sse ? `data: ${event.data}\n\n` : `${event.data}\n`))
+    .join('');
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+}
+
+/** The response body the official SDK assembles from a stream's events. */
+async function assemble(dialect: DialectName, events: readonly SseEvent[]): Promise<unknown> {
+  if (dialect === 'anthropic')
+    return MessageStream.fromReadableStream(readable(events, false)).finalMessage();
+  return ChatCompletionStream.fromReadableStream(readable(events, false)).finalChatCompletion();
+}
+
+function sdkView(dialect: DialectName, response: ModelResponse): unknown {
+  const parts = response.message.content
+    .filter((part) => dialect !== 'openai-chat' || part.type !== 'reasoning')
+    .map((part) => {
+      if (part.type !== 'tool-call') return part;
+      let args: unknown = part.arguments;
+      try {
+        args = JSON.parse(part.arguments === '' ? '{}' : part.arguments);
+      } catch {}
+      return { ...part, arguments: args };
+    });
+  return { ...response, message: { ...response.message, content: parts }, rawUsage: undefined };
+}
+
 const files = DIALECTS.flatMap((dialect) =>
   readdirSync(`${root}/${dialect}`)
     .sort()
@@ -331,5 +387,47 @@ describe('recorded provider traffic', () => {
       }
     }
     assert.ok(replayed >= 100, `${replayed} responses replayed`);
+  });
+  it("every Anthropic and Chat stream parses like the body the provider's official SDK assembles from it", async () => {
+    // @anthropic-ai/sdk's MessageStream and openai's ChatCompletionStream accumulate the same
+    // recorded events into a response body (the same run, so everything must agree); that body
+    // goes through parseResponse. The OpenAI SDK keeps only the fields OpenAI defines, so the
+    // reasoning of compatible servers is compared without; the Anthropic SDK re-serialises tool
+    // input, so arguments are compared as values.
+    let checked = 0;
+    for (const file of files.filter((name) => !name.endsWith('.json'))) {
+      const dialect = dialectOf(file);
+      if (dialect !== 'anthropic' && dialect !== 'openai-chat') continue;
+      const results = parseResults(file);
+      const requests = splitRequests(dialect, sseEvents(file));
+      if (results.some((result) => !result.ok)) continue;
+      assert.equal(requests.length, results.length, file);
+      for (const [index, events] of requests.entries()) {
+        const limit = Object.hasOwn(SDK_LIMITS, file) ? SDK_LIMITS[file] : undefined;
+        let body: unknown;
+        try {
+          body = await assemble(dialect, events);
+        } catch (error) {
+          assert.ok(limit, `${file} step ${index}: the SDK failed: ${String(error)}`);
+          continue;
+        }
+        const fromBody = getDialect(dialect).parseResponse(body);
+        assert.ok(fromBody.ok, `${file} step ${index}`);
+        const ours = results[index]!;
+        assert.ok(ours.ok);
+        if (limit) {
+          // A listed SDK limitation must still show, or the entry is stale.
+          assert.notDeepEqual(sdkView(dialect, ours.value), sdkView(dialect, fromBody.value), file);
+          continue;
+        }
+        assert.deepEqual(
+          sdkView(dialect, ours.value),
+          sdkView(dialect, fromBody.value),
+          `${file} step ${index}`,
+        );
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 25, `${checked} streams checked`);
   });
 });
