@@ -13,6 +13,7 @@ import {
   SINGLE_SCHEMA_KEYWORDS,
 } from './schema-common.js';
 import {
+  GEMINI_INT64_KEYWORDS,
   GEMINI_OPENAPI_FORMATS,
   GEMINI_OPENAPI_KEYWORDS,
   GEMINI_TYPE_NAMES,
@@ -498,6 +499,27 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     );
   }
   const type = typeof wireType === 'string' ? wireType.toLowerCase() : wireType;
+  for (const keyword of GEMINI_INT64_KEYWORDS) {
+    // proto3 JSON: an int64 is a decimal string (canonical) or a number.
+    const value = node[keyword];
+    const count =
+      typeof value === 'string' && /^[0-9]{1,18}$/.test(value)
+        ? Number(value)
+        : typeof value === 'number' && Number.isSafeInteger(value)
+          ? value
+          : undefined;
+    if (value !== undefined && (count === undefined || count < 0))
+      add(
+        pointer,
+        'gemini-int64',
+        `\`${keyword}\` must be a non-negative integer (a decimal string or a number)`,
+      );
+  }
+  for (const keyword of ['minimum', 'maximum']) {
+    const value = node[keyword];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+      add(pointer, 'gemini-number', `\`${keyword}\` must be a number`);
+  }
   if (node.nullable !== undefined && typeof node.nullable !== 'boolean')
     add(pointer, 'gemini-nullable', '`nullable` must be a boolean');
   if (node.enum !== undefined) {
