@@ -216,6 +216,16 @@ class OpenApiCompiler {
         );
       }
     }
+    if (node.nullable !== undefined && node.nullable !== true) {
+      this.reporter.add(
+        pointer,
+        'dropped',
+        'nullable',
+        node.nullable === false
+          ? '`nullable: false` is the default; it was left out'
+          : '`nullable` is not a boolean; it was left out',
+      );
+    }
 
     const unionKeyword = node.anyOf !== undefined ? 'anyOf' : node.oneOf !== undefined ? 'oneOf' : undefined;
     if (node.anyOf !== undefined && node.oneOf !== undefined) {
@@ -569,6 +579,13 @@ class OpenApiCompiler {
       const merged = isObject(branch) ? { ...siblingConstraints(outer), ...branch } : branch;
       const value = this.node(merged, pointerJoin(pointer, keyword, index), stack);
       if (value) compiled.push(value);
+      else
+        this.reporter.add(
+          pointer,
+          'dropped',
+          keyword,
+          `branch ${index} accepts nothing and was removed from the union`,
+        );
     });
     const out: JsonObject = {};
     if (typeof outer.title === 'string') out.title = outer.title;

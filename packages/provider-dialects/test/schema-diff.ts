@@ -37,6 +37,9 @@ export function covers(entry: ReportEntry, path: string): boolean {
   const keywordPath = `${entry.pointer}/${escapeToken(entry.keyword)}`;
   if (path === keywordPath || path.startsWith(`${keywordPath}/`)) return true;
   if (entry.action === 'moved-to-description' && path === `${entry.pointer}/description`) return true;
+  // A schema dropped as a whole (a `false` property, a branch that accepts nothing) is reported at
+  // its own pointer.
+  if (entry.action === 'dropped' && path === entry.pointer) return true;
   if (STRUCTURAL.has(entry.action)) {
     if (path === entry.pointer) return true;
     if (path.startsWith(`${entry.pointer}/`) && !path.slice(entry.pointer.length + 1).includes('/'))
