@@ -208,8 +208,14 @@ function assistantBlocks(
         break;
       }
       case 'provider':
-        if (part.dialect === DIALECT) blocks.push({ ...part.value });
-        else reporter.add(index, 'dropped', `a ${part.dialect} item cannot be replayed to Anthropic`);
+        if (part.dialect !== DIALECT)
+          reporter.add(index, 'dropped', `a ${part.dialect} item cannot be replayed to Anthropic`);
+        else if (part.value.type === 'fallback')
+          // The marker of a model hop (fallbacks) carries nothing the model reads, and the API
+          // rejects it in a request ("Input tag 'fallback' ... does not match any of the expected
+          // tags", recorded in test/fixtures/recorded/anthropic/).
+          reporter.add(index, 'dropped', 'a fallback marker is not replayed (the API does not take it back)');
+        else blocks.push({ ...part.value });
         break;
     }
   }

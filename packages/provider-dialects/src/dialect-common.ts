@@ -152,18 +152,47 @@ export function makeUsage(values: {
  */
 export class MessageBuilder {
   readonly parts: AssistantContentPart[] = [];
+  #boundary = false;
 
+  /**
+   * Text deltas join the last text part when they carry the same provider data (none, or equal
+   * data such as one Responses message's `phase`) and no {@link MessageBuilder.boundary} came
+   * between them.
+   */
   text(delta: string, providerData?: JsonObject, dialect?: DialectName): void {
     const last = this.parts.at(-1);
-    if (last?.type === 'text' && providerData === undefined && last.providerData === undefined) {
-      this.parts[this.parts.length - 1] = { type: 'text', text: last.text + delta };
-    } else if (delta !== '' || providerData !== undefined) {
+    const data = providerData && dialect ? { [dialect]: providerData } : undefined;
+    if (!this.#boundary && last?.type === 'text' && sameJson(last.providerData, data)) {
+      this.parts[this.parts.length - 1] = data
+        ? { type: 'text', text: last.text + delta, providerData: data }
+        : { type: 'text', text: last.text + delta };
+    } else if (delta !== '' || data !== undefined) {
       this.parts.push(
-        providerData && dialect
-          ? { type: 'text', text: delta, providerData: { [dialect]: providerData } }
-          : { type: 'text', text: delta },
+        data ? { type: 'text', text: delta, providerData: data } : { type: 'text', text: delta },
       );
+      this.#boundary = false;
     }
+  }
+
+  /** The next text starts a new part (a new message of the provider's: they are not run together). */
+  boundary(): void {
+    if (this.parts.at(-1)?.type === 'text') this.#boundary = true;
+  }
+
+  /**
+   * Gives the last part, when it is a text part without provider data, this provider data (a
+   * Gemini thought signature that arrives on a later empty text part belongs to the text before
+   * it). Returns whether it did.
+   */
+  annotateLastText(providerData: JsonObject, dialect: DialectName): boolean {
+    const last = this.parts.at(-1);
+    if (last?.type !== 'text' || last.providerData !== undefined || last.text === '') return false;
+    this.parts[this.parts.length - 1] = {
+      type: 'text',
+      text: last.text,
+      providerData: { [dialect]: providerData },
+    };
+    return true;
   }
 
   reasoning(delta: string, dialect: DialectName, raw?: JsonObject): void {
@@ -197,6 +226,10 @@ export class MessageBuilder {
   hasToolCalls(): boolean {
     return this.parts.some((part) => part.type === 'tool-call');
   }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 }
 
 /** A complete response from its pieces. */

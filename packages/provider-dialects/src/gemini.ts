@@ -274,10 +274,15 @@ export function geminiStopReason(reason: string | undefined, hasToolCalls: boole
   }
 }
 
+/**
+ * Gemini usage: thoughts are output tokens (`reasoningTokens` too); `toolUsePromptTokenCount`
+ * (the prompt of code execution and other tool use, which `promptTokenCount` leaves out) counts
+ * as input, so input and output add up to `totalTokenCount`.
+ */
 function usageOf(raw: JsonObject): Usage {
   const thoughts = numberOr(raw.thoughtsTokenCount);
   return makeUsage({
-    input: numberOr(raw.promptTokenCount) ?? 0,
+    input: (numberOr(raw.promptTokenCount) ?? 0) + (numberOr(raw.toolUsePromptTokenCount) ?? 0),
     output: (numberOr(raw.candidatesTokenCount) ?? 0) + (thoughts ?? 0),
     total: numberOr(raw.totalTokenCount),
     cached: numberOr(raw.cachedContentTokenCount),
@@ -331,11 +336,18 @@ class PartReader {
         this.builder.reasoning(part.text, DIALECT, signature !== undefined ? part : undefined);
         if (part.text !== '') events?.push({ type: 'reasoning-delta', text: part.text });
       } else {
-        this.builder.text(
-          part.text,
-          signature !== undefined ? { thoughtSignature: signature } : undefined,
-          DIALECT,
-        );
+        // Streams send the signature of the text before it on a final empty text part; a body
+        // carries it on that text itself. Either way it is one signed text part.
+        const signedBefore =
+          part.text === '' &&
+          signature !== undefined &&
+          this.builder.annotateLastText({ thoughtSignature: signature }, DIALECT);
+        if (!signedBefore)
+          this.builder.text(
+            part.text,
+            signature !== undefined ? { thoughtSignature: signature } : undefined,
+            DIALECT,
+          );
         if (part.text !== '') events?.push({ type: 'text-delta', text: part.text });
       }
       return undefined;

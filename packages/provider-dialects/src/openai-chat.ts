@@ -233,8 +233,22 @@ export function chatUsage(raw: JsonObject): Usage {
     output: numberOr(raw.completion_tokens) ?? 0,
     total: numberOr(raw.total_tokens),
     cached: numberOr(promptDetails.cached_tokens),
+    cacheWrite: numberOr(promptDetails.cache_write_tokens),
     reasoning: numberOr(completionDetails.reasoning_tokens),
   });
+}
+
+/**
+ * The reasoning text of a message or delta from an OpenAI-compatible server: `reasoning_content`
+ * (DeepSeek, older vLLM) or `reasoning` (Groq, OpenRouter, newer vLLM; a server that sends both
+ * sends the same text twice, so `reasoning_content` wins).
+ */
+function reasoningText(message: JsonObject): string | undefined {
+  for (const key of ['reasoning_content', 'reasoning'] as const) {
+    const value = message[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
 }
 
 function callOf(raw: JsonObject, options: ParseOptions | undefined): ToolCallPart | undefined {
@@ -268,9 +282,8 @@ export function parseOpenAIChatResponse(
   }
   const message = choice.message;
   const builder = new MessageBuilder();
-  if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
-    builder.reasoning(message.reasoning_content, DIALECT);
-  }
+  const reasoning = reasoningText(message);
+  if (reasoning !== undefined) builder.reasoning(reasoning, DIALECT);
   if (typeof message.content === 'string' && message.content !== '') builder.text(message.content);
   const refusal = typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
   if (refusal) builder.text(refusal);
@@ -335,16 +348,18 @@ class ChatStreamParser extends StreamParserBase {
       this.fail(events, openAIError(DIALECT, data.error));
       return;
     }
-    if (!this.#started) {
-      this.#started = true;
-      this.#id = typeof data.id === 'string' ? data.id : undefined;
-      this.#model = typeof data.model === 'string' ? data.model : undefined;
-      events.push({
-        type: 'response-start',
-        ...(this.#id !== undefined ? { id: this.#id } : {}),
-        ...(this.#model !== undefined ? { model: this.#model } : {}),
-      });
+    // Azure sends a prompt-filter report first, with an empty id and model and no choices: the
+    // response starts at the first chunk that names it or carries a choice.
+    const id = typeof data.id === 'string' && data.id !== '' ? data.id : undefined;
+    const model = typeof data.model === 'string' && data.model !== '' ? data.model : undefined;
+    const hasChoice = Array.isArray(data.choices) && data.choices.length > 0;
+    if (!this.#started && (id !== undefined || hasChoice)) {
+      this.#id = id;
+      this.#model = model;
+      this.#start(events);
     }
+    this.#id ??= id;
+    this.#model ??= model;
     if (isObject(data.usage)) {
       this.#usage = data.usage;
       events.push({ type: 'usage', usage: chatUsage(data.usage) });
@@ -352,9 +367,10 @@ class ChatStreamParser extends StreamParserBase {
     const choice = Array.isArray(data.choices) ? data.choices.find(isObject) : undefined;
     if (!choice) return;
     const delta = isObject(choice.delta) ? choice.delta : {};
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
-      this.#builder.reasoning(delta.reasoning_content, DIALECT);
-      events.push({ type: 'reasoning-delta', text: delta.reasoning_content });
+    const reasoning = reasoningText(delta);
+    if (reasoning !== undefined) {
+      this.#builder.reasoning(reasoning, DIALECT);
+      events.push({ type: 'reasoning-delta', text: reasoning });
     }
     for (const key of ['content', 'refusal'] as const) {
       const text = delta[key];
@@ -434,7 +450,17 @@ class ChatStreamParser extends StreamParserBase {
     return true;
   }
 
+  #start(events: StreamEvent[]): void {
+    this.#started = true;
+    events.push({
+      type: 'response-start',
+      ...(this.#id !== undefined ? { id: this.#id } : {}),
+      ...(this.#model !== undefined ? { model: this.#model } : {}),
+    });
+  }
+
   #complete(events: StreamEvent[]): void {
+    if (!this.#started) this.#start(events);
     if (!this.#commitCalls(events)) return;
     this.finish(events, {
       type: 'finish',

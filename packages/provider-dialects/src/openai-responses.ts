@@ -51,6 +51,8 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
   const input: JsonObject[] = [];
   // Neutral call id → the client-executed item type it answers (custom_tool_call, shell_call, ...).
   const clientCalls = new Map<string, JsonObject>();
+  // Neutral call id → the caller of a call made from a program; its output names it too.
+  const callers = new Map<string, JsonObject>();
   options.messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
@@ -61,14 +63,26 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
         return;
       case 'assistant': {
         let text: string | undefined;
+        let phase: string | undefined;
         const flush = () => {
           // An input message with string content (EasyInputMessage): `output_text` parts are only
-          // valid inside an output message, which needs the id and status of a stored item.
-          if (text !== undefined && text !== '') input.push({ role: 'assistant', content: text });
+          // valid inside an output message, which needs the id and status of a stored item. The
+          // message's phase goes back with it ("dropping it can degrade performance").
+          if (text !== undefined && text !== '')
+            input.push(
+              phase === undefined
+                ? { role: 'assistant', content: text }
+                : { role: 'assistant', content: text, phase },
+            );
           text = undefined;
+          phase = undefined;
         };
         for (const part of message.content) {
           if (part.type === 'text') {
+            const partPhase = part.providerData?.[DIALECT]?.phase;
+            const next = typeof partPhase === 'string' ? partPhase : undefined;
+            if (text !== undefined && next !== phase) flush();
+            phase = next;
             text = (text ?? '') + part.text;
             continue;
           }
@@ -76,14 +90,21 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
           const clientItem = part.type === 'tool-call' ? clientCallItem(part) : undefined;
           if (part.type === 'tool-call' && clientItem) {
             clientCalls.set(part.id, clientItem);
-            input.push(clientItem);
+            input.push(replayedClientItem(clientItem));
           } else if (part.type === 'tool-call') {
-            input.push({
+            const item: JsonObject = {
               type: 'function_call',
               call_id: ids.toWire(part.id),
               name: wireName(options, part.name),
               arguments: part.arguments,
-            });
+            };
+            const replay = part.providerData?.[DIALECT];
+            if (isObject(replay?.caller)) {
+              item.caller = replay.caller;
+              callers.set(part.id, replay.caller);
+            }
+            if (typeof replay?.namespace === 'string') item.namespace = replay.namespace;
+            input.push(item);
           } else if (part.type === 'reasoning') {
             const raw = part.providerData?.[DIALECT];
             if (raw && typeof raw.encrypted_content === 'string') input.push(raw);
@@ -108,7 +129,9 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
           input.push(clientOutputItem(message, clientItem, index, reporter));
           return;
         }
-        input.push(toolOutputItem(message, ids));
+        const output = toolOutputItem(message, ids);
+        const caller = callers.get(message.toolCallId);
+        input.push(caller ? { ...output, caller } : output);
         if (message.isError) {
           reporter.add(
             index,
@@ -156,18 +179,62 @@ function userContent(content: string | readonly UserContentPart[]): JsonValue {
  * The item types of tools the Responses API asks the client to execute (besides
  * `function_call`), with the neutral name their calls get and the field that holds the input.
  */
-const CLIENT_CALLS: Readonly<Record<string, { readonly name?: string; readonly input: string }>> = {
-  custom_tool_call: { input: 'input' },
-  local_shell_call: { name: 'local_shell', input: 'action' },
-  shell_call: { name: 'shell', input: 'action' },
-  apply_patch_call: { name: 'apply_patch', input: 'operation' },
-  tool_search_call: { name: 'tool_search', input: 'arguments' },
+const CLIENT_CALLS: Readonly<
+  Record<string, { readonly name?: string; readonly input: string; readonly replayed: readonly string[] }>
+> = {
+  // `replayed`: the members the item's input definition has (the output item carries others,
+  // such as `status` on a custom tool call, which an input item must not).
+  custom_tool_call: {
+    input: 'input',
+    replayed: ['type', 'id', 'call_id', 'name', 'input', 'caller', 'namespace', 'async'],
+  },
+  local_shell_call: {
+    name: 'local_shell',
+    input: 'action',
+    replayed: ['type', 'id', 'call_id', 'action', 'status'],
+  },
+  shell_call: {
+    name: 'shell',
+    input: 'action',
+    replayed: ['type', 'id', 'call_id', 'action', 'caller', 'environment', 'status'],
+  },
+  apply_patch_call: {
+    name: 'apply_patch',
+    input: 'operation',
+    replayed: ['type', 'id', 'call_id', 'operation', 'caller', 'status'],
+  },
+  tool_search_call: {
+    name: 'tool_search',
+    input: 'arguments',
+    replayed: ['type', 'id', 'call_id', 'arguments', 'execution', 'status'],
+  },
 };
+
+/** A client-executed call item as an input item: the members its input definition has. */
+function replayedClientItem(item: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of CLIENT_CALLS[String(item.type)]!.replayed) {
+    const value = item[key];
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return out;
+}
 
 /** Whether an output item is a call the client must execute (a client `tool_search_call` only). */
 function isClientCall(item: JsonObject): boolean {
   if (typeof item.type !== 'string' || !Object.hasOwn(CLIENT_CALLS, item.type)) return false;
-  return item.type !== 'tool_search_call' || item.execution === 'client';
+  if (item.type === 'tool_search_call') return item.execution === 'client';
+  // A shell call in an OpenAI-hosted container (`environment: { type: "container_reference" }`)
+  // ran on the provider's side; only a local (or unset) environment is the client's to run.
+  if (item.type === 'shell_call') {
+    const environment = item.environment;
+    return (
+      environment === undefined ||
+      environment === null ||
+      (isObject(environment) && environment.type === 'local')
+    );
+  }
+  return true;
 }
 
 /** The item a client-executed call was parsed from, kept in its `providerData` for replay. */
@@ -178,6 +245,25 @@ function clientCallItem(part: ToolCallPart): JsonObject | undefined {
 
 /** The output item that answers a client-executed call, in the form its type requires. */
 function clientOutputItem(
+  message: ToolMessage,
+  call: JsonObject,
+  index: number,
+  reporter: RequestReporter,
+): JsonObject {
+  const output = clientOutputOf(message, call, index, reporter);
+  // The output of a call made from a program names the same caller (local shell and tool search
+  // outputs have no caller member).
+  if (isObject(call.caller) && OUTPUTS_WITH_CALLER.has(String(output.type))) output.caller = call.caller;
+  return output;
+}
+
+const OUTPUTS_WITH_CALLER: ReadonlySet<string> = new Set([
+  'shell_call_output',
+  'apply_patch_call_output',
+  'custom_tool_call_output',
+]);
+
+function clientOutputOf(
   message: ToolMessage,
   call: JsonObject,
   index: number,
@@ -271,6 +357,7 @@ function usageOf(raw: JsonObject): Usage {
     output: numberOr(raw.output_tokens) ?? 0,
     total: numberOr(raw.total_tokens),
     cached: numberOr(inputDetails.cached_tokens),
+    cacheWrite: numberOr(inputDetails.cache_write_tokens),
     reasoning: numberOr(outputDetails.reasoning_tokens),
   });
 }
@@ -303,27 +390,52 @@ function reasoningOf(item: JsonObject): ReasoningPart {
 }
 
 function callOf(item: JsonObject, options: ParseOptions | undefined): ToolCallPart {
-  return {
+  const call: ToolCallPart = {
     type: 'tool-call',
     id: fromWireId(options, String(item.call_id ?? item.id ?? '')),
     name: neutralName(options, String(item.name ?? '')),
     arguments: typeof item.arguments === 'string' ? item.arguments : '',
   };
+  const replay = callReplayFields(item);
+  return replay ? { ...call, providerData: { [DIALECT]: replay } } : call;
+}
+
+/**
+ * What a `function_call` must carry when it is replayed: the `caller` of a call made from a
+ * program (programmatic tool calling; its output names the same caller) and the `namespace` of
+ * a function found through tool search.
+ */
+function callReplayFields(item: JsonObject): JsonObject | undefined {
+  const out: JsonObject = {};
+  if (isObject(item.caller)) out.caller = item.caller;
+  if (typeof item.namespace === 'string' && item.namespace !== '') out.namespace = item.namespace;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The phase (`commentary` / `final_answer`) of an assistant message, which replays must keep. */
+function phaseData(item: JsonObject): JsonObject | undefined {
+  return typeof item.phase === 'string' ? { phase: item.phase } : undefined;
 }
 
 /** Adds one output item to a message; returns whether it was a refusal. */
 function addItem(builder: MessageBuilder, item: JsonObject, options: ParseOptions | undefined): boolean {
   let refusal = false;
   switch (item.type) {
-    case 'message':
+    case 'message': {
+      // Each output message is its own text part: messages are not run together, and a
+      // message's phase goes back with it.
+      builder.boundary();
+      const phase = phaseData(item);
       for (const part of Array.isArray(item.content) ? item.content.filter(isObject) : []) {
-        if (part.type === 'output_text' && typeof part.text === 'string') builder.text(part.text);
+        if (part.type === 'output_text' && typeof part.text === 'string')
+          builder.text(part.text, phase, DIALECT);
         else if (part.type === 'refusal' && typeof part.refusal === 'string') {
-          builder.text(part.refusal);
+          builder.text(part.refusal, phase, DIALECT);
           refusal = true;
         }
       }
       return refusal;
+    }
     case 'function_call':
       builder.toolCall(callOf(item, options));
       return false;
@@ -351,7 +463,7 @@ function clientCallOf(item: JsonObject, options: ParseOptions | undefined): Tool
     id: fromWireId(options, String(item.call_id ?? item.id ?? '')),
     name: kind.name ?? neutralName(options, String(item.name ?? '')),
     arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}),
-    providerData: { [DIALECT]: { item } },
+    providerData: { [DIALECT]: { item: replayedClientItem(item) } },
   };
 }
 
@@ -398,6 +510,8 @@ interface CallState {
   readonly callId: string;
   readonly name: string;
   arguments: string;
+  /** The item as last seen (added, then done): its replay fields (caller, namespace). */
+  item: JsonObject;
   committed: boolean;
 }
 
@@ -412,6 +526,8 @@ class ResponsesStreamParser extends StreamParserBase {
   readonly #calls: CallState[] = [];
   readonly #textOutputs = new Set<number>();
   readonly #textItems = new Set<string>();
+  /** Output message phases by output index and by item id. */
+  readonly #phases = new Map<number | string, JsonObject>();
   #callCount = 0;
   #refusal = false;
 
@@ -440,6 +556,13 @@ class ResponsesStreamParser extends StreamParserBase {
       }
       case 'response.output_item.added': {
         const item = isObject(data.item) ? data.item : {};
+        if (item.type === 'message') {
+          this.#builder.boundary();
+          const phase = phaseData(item);
+          if (phase && outputIndex !== undefined) this.#phases.set(outputIndex, phase);
+          if (phase && typeof item.id === 'string') this.#phases.set(item.id, phase);
+          return;
+        }
         if (item.type !== 'function_call') return;
         const state: CallState = {
           index: this.#callCount++,
@@ -448,6 +571,7 @@ class ResponsesStreamParser extends StreamParserBase {
           callId: String(item.call_id ?? item.id ?? ''),
           name: String(item.name ?? ''),
           arguments: typeof item.arguments === 'string' ? item.arguments : '',
+          item,
           committed: false,
         };
         this.#calls.push(state);
@@ -465,7 +589,10 @@ class ResponsesStreamParser extends StreamParserBase {
         if (outputIndex !== undefined) this.#textOutputs.add(outputIndex);
         if (typeof data.item_id === 'string') this.#textItems.add(data.item_id);
         if (type === 'response.refusal.delta') this.#refusal = true;
-        this.#builder.text(data.delta);
+        const phase =
+          (outputIndex !== undefined ? this.#phases.get(outputIndex) : undefined) ??
+          (typeof data.item_id === 'string' ? this.#phases.get(data.item_id) : undefined);
+        this.#builder.text(data.delta, phase, DIALECT);
         events.push({ type: 'text-delta', text: data.delta });
         return;
       }
@@ -500,6 +627,7 @@ class ResponsesStreamParser extends StreamParserBase {
           if (state) {
             // The complete item wins over the assembled deltas, but never with less.
             if (typeof item.arguments === 'string' && item.arguments !== '') state.arguments = item.arguments;
+            state.item = item;
             this.#commit(state, events);
           } else {
             const call = callOf(item, this.#options);
@@ -573,11 +701,13 @@ class ResponsesStreamParser extends StreamParserBase {
   #commit(state: CallState, events: StreamEvent[]): void {
     if (state.committed) return;
     state.committed = true;
+    const replay = callReplayFields(state.item);
     const call: ToolCallPart = {
       type: 'tool-call',
       id: fromWireId(this.#options, state.callId),
       name: neutralName(this.#options, state.name),
       arguments: state.arguments,
+      ...(replay ? { providerData: { [DIALECT]: replay } } : {}),
     };
     this.#builder.toolCall(call);
     events.push({ type: 'tool-call', index: state.index, call });
@@ -614,6 +744,8 @@ export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOption
     messages.push({ role: 'system', content: body.instructions });
   }
   const names = new Map<string, string>();
+  // Call ids of shell calls that ran in an OpenAI-hosted container: their outputs are provider items.
+  const hostedCalls = new Set<string>();
   let assistant: AssistantContentPart[] | undefined;
   const closeAssistant = () => {
     if (assistant) messages.push({ role: 'assistant', content: assistant });
@@ -631,13 +763,18 @@ export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOption
       item.role === 'assistant' ||
       item.type === 'function_call' ||
       item.type === 'reasoning' ||
-      isHostedItem(item)
+      isHostedItem(item) ||
+      (item.type === 'shell_call_output' && hostedCalls.has(String(item.call_id)))
     ) {
       assistant ??= [];
       const builder = new MessageBuilder();
       builder.parts.push(...assistant);
-      if (item.role === 'assistant' && typeof item.content === 'string') builder.text(item.content);
-      else addItem(builder, item.role === 'assistant' ? { ...item, type: 'message' } : item, options);
+      if (item.type === 'shell_call' && !isClientCall(item) && typeof item.call_id === 'string')
+        hostedCalls.add(item.call_id);
+      if (item.role === 'assistant' && typeof item.content === 'string') {
+        builder.boundary();
+        builder.text(item.content, phaseData(item), DIALECT);
+      } else addItem(builder, item.role === 'assistant' ? { ...item, type: 'message' } : item, options);
       assistant = builder.parts;
       const last = assistant.at(-1);
       if (last?.type === 'tool-call') names.set(last.id, last.name);

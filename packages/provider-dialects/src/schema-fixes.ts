@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { isObject, pointerJoin } from './json-utils.js';
+import { defineMember, isObject, pointerJoin } from './json-utils.js';
 import type { Reporter } from './report.js';
 import {
   appendDescription,
@@ -347,7 +347,25 @@ function fixDraft2020(input: JsonObject, pointer: string, reporter: Reporter): J
     }
   }
 
-  if (Array.isArray(out.items)) {
+  if (Array.isArray(out.items) && out.prefixItems !== undefined) {
+    // Both tuple forms: the 2020-12 `prefixItems` is kept; the draft-07 pair goes.
+    delete out.items;
+    reporter.add(
+      pointer,
+      'dropped',
+      'items',
+      'a draft-07 tuple `items` array beside `prefixItems` was removed; `prefixItems` is kept',
+    );
+    if ('additionalItems' in out) {
+      delete out.additionalItems;
+      reporter.add(
+        pointer,
+        'dropped',
+        'additionalItems',
+        '`additionalItems` belongs to the removed tuple `items`; `prefixItems` is kept',
+      );
+    }
+  } else if (Array.isArray(out.items)) {
     const tuple = out.items;
     const rest = out.additionalItems;
     delete out.items;
@@ -376,10 +394,29 @@ function fixDraft2020(input: JsonObject, pointer: string, reporter: Reporter): J
     delete out.dependencies;
     const requiredMap: JsonObject = isObject(out.dependentRequired) ? { ...out.dependentRequired } : {};
     const schemaMap: JsonObject = isObject(out.dependentSchemas) ? { ...out.dependentSchemas } : {};
+    const added = { dependentRequired: false, dependentSchemas: false };
     for (const name of Object.keys(dependencies)) {
       const value = dependencies[name]!;
-      if (Array.isArray(value)) requiredMap[name] = value;
-      else if (isSchema(value)) schemaMap[name] = value;
+      const target = Array.isArray(value)
+        ? 'dependentRequired'
+        : isSchema(value)
+          ? 'dependentSchemas'
+          : undefined;
+      const map = target === 'dependentRequired' ? requiredMap : schemaMap;
+      if (target === undefined || Object.hasOwn(map, name)) {
+        // Not an array or a schema, or the 2020-12 keyword already has this property: kept as is.
+        reporter.add(
+          pointer,
+          'dropped',
+          'dependencies',
+          target === undefined
+            ? 'a `dependencies` entry that is neither an array of names nor a schema was removed'
+            : `a \`dependencies\` entry was removed: \`${target}\` already has one for the same property`,
+        );
+        continue;
+      }
+      defineMember(map, name, value);
+      added[target] = true;
     }
     if (Object.keys(requiredMap).length > 0) out.dependentRequired = requiredMap;
     if (Object.keys(schemaMap).length > 0) out.dependentSchemas = schemaMap;
@@ -389,6 +426,15 @@ function fixDraft2020(input: JsonObject, pointer: string, reporter: Reporter): J
       'dependencies',
       'draft-07 `dependencies` became `dependentRequired` / `dependentSchemas`',
     );
+    for (const keyword of ['dependentRequired', 'dependentSchemas'] as const) {
+      if (added[keyword])
+        reporter.add(
+          pointer,
+          'rewritten',
+          keyword,
+          `entries of the draft-07 \`dependencies\` were added to \`${keyword}\``,
+        );
+    }
   } else if ('dependencies' in out) {
     delete out.dependencies;
     reporter.add(pointer, 'dropped', 'dependencies', '`dependencies` must be an object');

@@ -47,6 +47,26 @@ export const GEMINI_OPENAPI_FORMATS: Readonly<Record<string, ReadonlySet<string>
 };
 
 const STRING_KEYWORDS = ['minLength', 'maxLength', 'pattern'];
+/** The keywords the protos declare `int64`: their canonical proto3 JSON form is a decimal string. */
+export const GEMINI_INT64_KEYWORDS: ReadonlySet<string> = new Set([
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]);
+
+/**
+ * A kept keyword's value. `int64` counts go out as decimal strings, the protos' canonical JSON
+ * (what @google/genai's `Schema` types declare; the API also parses numbers): the same value in
+ * another spelling, like the Type names.
+ */
+function keptValue(keyword: string, value: JsonValue): JsonValue {
+  if (GEMINI_INT64_KEYWORDS.has(keyword) && typeof value === 'number' && Number.isSafeInteger(value))
+    return String(value);
+  return cloneJson(value);
+}
 const NUMBER_KEYWORDS = ['minimum', 'maximum'];
 const ARRAY_KEYWORDS = ['minItems', 'maxItems'];
 const OBJECT_KEYWORDS = ['minProperties', 'maxProperties'];
@@ -196,6 +216,16 @@ class OpenApiCompiler {
         );
       }
     }
+    if (node.nullable !== undefined && node.nullable !== true) {
+      this.reporter.add(
+        pointer,
+        'dropped',
+        'nullable',
+        node.nullable === false
+          ? '`nullable: false` is the default; it was left out'
+          : '`nullable` is not a boolean; it was left out',
+      );
+    }
 
     const unionKeyword = node.anyOf !== undefined ? 'anyOf' : node.oneOf !== undefined ? 'oneOf' : undefined;
     if (node.anyOf !== undefined && node.oneOf !== undefined) {
@@ -327,7 +357,7 @@ class OpenApiCompiler {
         return this.array(node, out, pointer, stack);
       case 'string':
         for (const keyword of STRING_KEYWORDS)
-          if (node[keyword] !== undefined) out[keyword] = cloneJson(node[keyword]!);
+          if (node[keyword] !== undefined) out[keyword] = keptValue(keyword, node[keyword]!);
         break;
       case 'number':
       case 'integer':
@@ -451,7 +481,7 @@ class OpenApiCompiler {
       if (required.length > 0) out.required = required;
     }
     for (const keyword of OBJECT_KEYWORDS)
-      if (node[keyword] !== undefined) out[keyword] = cloneJson(node[keyword]!);
+      if (node[keyword] !== undefined) out[keyword] = keptValue(keyword, node[keyword]!);
     if (node.additionalProperties !== undefined) {
       this.reporter.add(
         pointer,
@@ -498,7 +528,7 @@ class OpenApiCompiler {
         this.jsonString({}, '(a JSON-encoded value)');
     }
     for (const keyword of ARRAY_KEYWORDS)
-      if (node[keyword] !== undefined) out[keyword] = cloneJson(node[keyword]!);
+      if (node[keyword] !== undefined) out[keyword] = keptValue(keyword, node[keyword]!);
     for (const keyword of moveToDescription(out, node, MOVED_ARRAY)) {
       this.reporter.add(
         pointer,
@@ -549,6 +579,13 @@ class OpenApiCompiler {
       const merged = isObject(branch) ? { ...siblingConstraints(outer), ...branch } : branch;
       const value = this.node(merged, pointerJoin(pointer, keyword, index), stack);
       if (value) compiled.push(value);
+      else
+        this.reporter.add(
+          pointer,
+          'dropped',
+          keyword,
+          `branch ${index} accepts nothing and was removed from the union`,
+        );
     });
     const out: JsonObject = {};
     if (typeof outer.title === 'string') out.title = outer.title;

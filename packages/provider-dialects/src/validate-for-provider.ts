@@ -13,10 +13,12 @@ import {
   SINGLE_SCHEMA_KEYWORDS,
 } from './schema-common.js';
 import {
+  GEMINI_INT64_KEYWORDS,
   GEMINI_OPENAPI_FORMATS,
   GEMINI_OPENAPI_KEYWORDS,
   GEMINI_TYPE_NAMES,
 } from './schema-gemini-openapi.js';
+import { MAX_SCHEMA_DEPTH, schemaTooDeep } from './schema-depth.js';
 import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS } from './schema-openai-strict.js';
 
 /** One broken provider rule. `tool` is the wire name (or `#<index>` when the name is missing). */
@@ -68,7 +70,9 @@ export function validateForProvider(tools: unknown, dialect: DialectName): Provi
     add('*', '', 'tools-array', 'the tool list must be an array');
     return violations;
   }
-  const functions = collectFunctions(tools as JsonValue[], dialect, add);
+  // Anthropic server tools (web search, code execution, ...) are named; a function may not share a name.
+  const serverNames = new Set<string>();
+  const functions = collectFunctions(tools as JsonValue[], dialect, add, serverNames);
 
   if (dialect === 'openai-chat' && functions.length > PROVIDER_LIMITS.openaiChatMaxTools) {
     add(
@@ -93,6 +97,8 @@ export function validateForProvider(tools: unknown, dialect: DialectName): Provi
       add(label, '', 'name-pattern', `the name does not match ${NAME_RULES[dialect].source}`);
     }
     if (seen.has(entry.name)) add(label, '', 'name-unique', 'two tools share this name');
+    else if (serverNames.has(entry.name))
+      add(label, '', 'name-unique', 'a function tool shares its name with a server tool');
     seen.add(entry.name);
     if (entry.description !== undefined && typeof entry.description !== 'string') {
       add(label, '', 'description', 'the description must be a string');
@@ -110,7 +116,12 @@ export function validateForProvider(tools: unknown, dialect: DialectName): Provi
 type Add = (tool: string, pointer: string, rule: string, message: string) => void;
 type AddHere = (pointer: string, rule: string, message: string) => void;
 
-function collectFunctions(tools: JsonValue[], dialect: DialectName, add: Add): FunctionEntry[] {
+function collectFunctions(
+  tools: JsonValue[],
+  dialect: DialectName,
+  add: Add,
+  serverNames: Set<string>,
+): FunctionEntry[] {
   const out: FunctionEntry[] = [];
   tools.forEach((tool, index) => {
     const label = `#${index}`;
@@ -143,6 +154,7 @@ function collectFunctions(tools: JsonValue[], dialect: DialectName, add: Add): F
       case 'anthropic': {
         if (typeof tool.type === 'string' && tool.type !== 'custom') {
           if (typeof tool.name !== 'string') add(label, '', 'hosted-shape', 'a server tool needs a `name`');
+          else serverNames.add(tool.name);
           return;
         }
         if (tool.input_schema === undefined) {
@@ -220,6 +232,11 @@ function checkSchema(entry: FunctionEntry, dialect: DialectName, add: AddHere): 
   }
   if (!isObject(schema)) {
     add('', 'root-object', 'the schema must be a JSON object');
+    return;
+  }
+  if (schemaTooDeep(schema)) {
+    // Checked first, without recursion: every check below recurses.
+    add('', 'schema-depth', `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels (objects and arrays)`);
     return;
   }
   walkAll(schema, '', (node, pointer) => {
@@ -328,8 +345,7 @@ function checkOpenAIStrict(root: JsonObject, add: AddHere): void {
   let properties = 0;
   let enumValues = 0;
   let chars = 0;
-  const depthOf = (pointer: string) =>
-    pointer.split('/').filter((token) => token === 'properties' || token === 'items').length;
+  checkStrictStructure(root, '', 0, add);
   walkAll(root, '', (node, pointer) => {
     for (const key of Object.keys(node)) {
       if (!STRICT_ALLOWED.has(key)) add(pointer, 'strict-keyword', `strict mode does not support \`${key}\``);
@@ -362,8 +378,21 @@ function checkOpenAIStrict(root: JsonObject, add: AddHere): void {
       );
     }
     if (typeof node.const === 'string') chars += node.const.length;
-    if (depthOf(pointer) > OPENAI_STRICT_LIMITS.maxDepth) {
-      add(pointer, 'strict-depth', `nesting deeper than ${OPENAI_STRICT_LIMITS.maxDepth} levels`);
+    if (typeof node.$ref === 'string' && Object.keys(node).some((key) => key !== '$ref'))
+      add(pointer, 'strict-ref-siblings', 'strict mode rejects `$ref` with sibling keywords');
+    if (Array.isArray(node.items))
+      add(pointer, 'strict-items', 'strict mode has no tuples: `items` must be one schema');
+    if (
+      Array.isArray(node.enum) &&
+      node.enum.length > OPENAI_STRICT_LIMITS.largeEnumThreshold &&
+      node.enum.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 0), 0) >
+        OPENAI_STRICT_LIMITS.largeEnumMaxChars
+    ) {
+      add(
+        pointer,
+        'strict-limit',
+        `an enum of more than ${OPENAI_STRICT_LIMITS.largeEnumThreshold} values longer than ${OPENAI_STRICT_LIMITS.largeEnumMaxChars} characters`,
+      );
     }
   });
   if (properties > OPENAI_STRICT_LIMITS.maxProperties)
@@ -372,6 +401,46 @@ function checkOpenAIStrict(root: JsonObject, add: AddHere): void {
     add('', 'strict-limit', 'too many enum values for strict mode');
   if (chars > OPENAI_STRICT_LIMITS.maxStringChars)
     add('', 'strict-limit', 'too many characters of names and enum values');
+}
+
+/**
+ * What strict mode needs of the structure (the compiler's own limits): nesting counted by object
+ * properties and array items (unions and definitions add no level), and no boolean subschema
+ * except `additionalProperties: false`.
+ */
+function checkStrictStructure(node: JsonValue, pointer: string, depth: number, add: AddHere): void {
+  if (typeof node === 'boolean') {
+    add(pointer, 'strict-type', 'a boolean schema has no type; strict mode needs typed schemas');
+    return;
+  }
+  if (!isObject(node)) return;
+  if (depth > OPENAI_STRICT_LIMITS.maxDepth) {
+    add(pointer, 'strict-depth', `nesting deeper than ${OPENAI_STRICT_LIMITS.maxDepth} levels`);
+    return;
+  }
+  for (const key of SINGLE_SCHEMA_KEYWORDS) {
+    const value = own(node, key);
+    if (value === undefined || key === 'additionalProperties') continue;
+    const next = key === 'items' ? depth + 1 : depth;
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries())
+        checkStrictStructure(item, pointerJoin(pointer, key, index), next, add);
+    } else checkStrictStructure(value, pointerJoin(pointer, key), next, add);
+  }
+  for (const key of SCHEMA_ARRAY_KEYWORDS) {
+    const value = own(node, key);
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries())
+        checkStrictStructure(item, pointerJoin(pointer, key, index), depth, add);
+    }
+  }
+  for (const key of SCHEMA_MAP_KEYWORDS) {
+    const value = own(node, key);
+    if (!isObject(value)) continue;
+    const next = key === 'properties' ? depth + 1 : depth;
+    for (const name of Object.keys(value))
+      checkStrictStructure(value[name]!, pointerJoin(pointer, key, name), next, add);
+  }
 }
 
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
@@ -498,6 +567,27 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     );
   }
   const type = typeof wireType === 'string' ? wireType.toLowerCase() : wireType;
+  for (const keyword of GEMINI_INT64_KEYWORDS) {
+    // proto3 JSON: an int64 is a decimal string (canonical) or a number.
+    const value = node[keyword];
+    const count =
+      typeof value === 'string' && /^[0-9]{1,18}$/.test(value)
+        ? Number(value)
+        : typeof value === 'number' && Number.isSafeInteger(value)
+          ? value
+          : undefined;
+    if (value !== undefined && (count === undefined || count < 0))
+      add(
+        pointer,
+        'gemini-int64',
+        `\`${keyword}\` must be a non-negative integer (a decimal string or a number)`,
+      );
+  }
+  for (const keyword of ['minimum', 'maximum']) {
+    const value = node[keyword];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+      add(pointer, 'gemini-number', `\`${keyword}\` must be a number`);
+  }
   if (node.nullable !== undefined && typeof node.nullable !== 'boolean')
     add(pointer, 'gemini-nullable', '`nullable` must be a boolean');
   if (node.enum !== undefined) {

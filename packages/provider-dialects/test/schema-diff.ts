@@ -37,6 +37,9 @@ export function covers(entry: ReportEntry, path: string): boolean {
   const keywordPath = `${entry.pointer}/${escapeToken(entry.keyword)}`;
   if (path === keywordPath || path.startsWith(`${keywordPath}/`)) return true;
   if (entry.action === 'moved-to-description' && path === `${entry.pointer}/description`) return true;
+  // A schema dropped as a whole (a `false` property, a branch that accepts nothing) is reported at
+  // its own pointer.
+  if (entry.action === 'dropped' && path === entry.pointer) return true;
   if (STRUCTURAL.has(entry.action)) {
     if (path === entry.pointer) return true;
     if (path.startsWith(`${entry.pointer}/`) && !path.slice(entry.pointer.length + 1).includes('/'))
@@ -70,9 +73,19 @@ export function wireSchema(
   return { found: false, schema: undefined };
 }
 
+const INT64_KEYWORDS = new Set([
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]);
+
 /**
  * A Gemini `parameters` schema with the protos' Type enum names (`OBJECT`, `STRING`, ...) read
- * back as JSON Schema type names: the same types in another spelling, not a change to report.
+ * back as JSON Schema type names, and its int64 counts (decimal strings, the protos' canonical
+ * JSON) as numbers: the same values in another spelling, not a change to report.
  */
 export function fromGeminiWireTypes(schema: JsonValue | undefined): JsonValue | undefined {
   if (Array.isArray(schema)) return schema.map((item) => fromGeminiWireTypes(item)!);
@@ -81,6 +94,8 @@ export function fromGeminiWireTypes(schema: JsonValue | undefined): JsonValue | 
   for (const key of Object.keys(schema)) {
     const value = schema[key]!;
     if (key === 'type' && typeof value === 'string') out[key] = value.toLowerCase();
+    else if (INT64_KEYWORDS.has(key) && typeof value === 'string' && /^[0-9]+$/.test(value))
+      out[key] = Number(value);
     else if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const properties: Record<string, JsonValue> = {};
       for (const name of Object.keys(value))
