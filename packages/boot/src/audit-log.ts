@@ -24,6 +24,9 @@ export type AuditEventType =
   | 'batch-finished'
   | 'loop-guard-noticed'
   | 'notes-drained'
+  | 'hook-decided'
+  | 'extension-decided'
+  | 'plan-approved'
   | 'host-closed';
 
 /**

@@ -25,14 +25,17 @@ import type { PathPolicy } from '@toolhost/path-policy';
 import type { DialectName } from '@toolhost/provider-dialects';
 import type { ObservationStore } from '@toolhost/read-evidence';
 import { type AuditLog, createAuditLog } from './audit-log.js';
-import { createSession, narrowPolicy, type SessionServices } from './create-session.js';
+import { createSession, narrowPolicy, type SessionServices, sessionStarted } from './create-session.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createHostSurfaces } from './host-surface.js';
+import type { HostExtension } from './host-extension.js';
 import { DEFAULT_CLIENT_INJECTED_KEYS } from './pipeline-context.js';
 import { type HostOptions, type HostSettings, resolveHostSettings } from './host-settings.js';
 import type { BatchResult, DispatchOptions, DispatchResult, ToolCall } from './host-types.js';
 import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
+import { createExitPlanModeTool } from './plan-mode.js';
 import type { ConfigLayerReport, IgnoredSetting } from './resolve-host-config.js';
+import { createHookRunner } from './run-hooks.js';
 import { type HostPlatform, shellToolName, USE_CAPABILITY } from './select-surface.js';
 import { checkRestoreSnapshot, type HostSnapshot, hostSnapshotOf } from './session-snapshot.js';
 import {
@@ -205,6 +208,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         followRedirect: (from, to) =>
           settings.rules.match('web_fetch', from)?.rule === settings.rules.match('web_fetch', to)?.rule,
       }),
+      // Hidden: only a plan-mode session's surface lists it.
+      createExitPlanModeTool({ planOf: (context) => servicesOf(context).plan }),
     ];
     for (const tool of [...builtins, ...(options.tools ?? [])]) {
       try {
@@ -241,7 +246,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       platform,
       candidates: new Set([...builtins.map((tool) => tool.name), USE_CAPABILITY]),
     });
-    const hostSurface = surfaceFor(sandbox, surface);
+    const hostPlan = options.plan === true;
+    const hostSurface = surfaceFor(sandbox, surface, hostPlan);
+    const extensions = checkExtensions(options.extensions);
+    const hooks =
+      settings.config.hooks.length > 0
+        ? createHookRunner({ hooks: settings.config.hooks, cwd: root })
+        : undefined;
 
     const audit = openAudit(options, settings);
     audit.emit('host-created', {
@@ -291,7 +302,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       if (open.has(input.id))
         throw configError('sessionId', `session ${input.id} is already open in this host`);
       const readOnlyStrict = input.options.readOnlyStrict === true;
-      const policy = narrowPolicy(input.parent?.policy ?? ceiling, input.options, readOnlyStrict);
+      // A child of a session that is still planning may not write either.
+      const parentCeiling = input.parent?.planning
+        ? { ...input.parent.policy, sandbox: 'read_only' as const }
+        : input.parent?.policy;
+      const policy = narrowPolicy(parentCeiling ?? ceiling, input.options, readOnlyStrict);
       const session = createSession(
         {
           root,
@@ -310,6 +325,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           untrustedServers: settings.untrustedServers,
           shellName,
           clientInjectedKeys,
+          hooks,
+          extensions,
           surfaceFor,
           register: (entry) => services.set(entry.id, entry),
           unregister: (id) => {
@@ -328,6 +345,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           approve: input.options.approve ?? options.approve,
           persist: input.persist,
           readOnlyStrict,
+          plan: input.parent ? false : ((input.options as SessionOptions).plan ?? hostPlan),
           restore: input.restore,
           openChild: async (parent, childOptions) =>
             start({
@@ -464,8 +482,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       modelTools: () => hostSurface.modelTools,
       surfaceFingerprint: () => hostSurface.fingerprint,
       providerTools: (dialect, compileOptions) => hostSurface.providerTools(dialect, compileOptions),
-      openSession: async (sessionOptions) => openNew(sessionOptions),
-      resumeSession: async (id, sessionOptions) => resume(id, sessionOptions),
+      openSession: async (sessionOptions) => {
+        const session = openNew(sessionOptions);
+        await sessionStarted(session);
+        return session;
+      },
+      resumeSession: async (id, sessionOptions) => {
+        const session = resume(id, sessionOptions);
+        await sessionStarted(session);
+        return session;
+      },
       sessions: () => [...open.values()],
       defaultSession: getDefault,
       dispatch: async (call, dispatchOptions) => {
@@ -504,6 +530,28 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
     throw error;
   }
+}
+
+/** Checks `extensions`: each an object with a non-empty `name` and function hooks. */
+function checkExtensions(extensions: readonly HostExtension[] | undefined): readonly HostExtension[] {
+  if (extensions === undefined) return [];
+  if (!Array.isArray(extensions)) throw configError('extensions', 'expected an array of extensions');
+  extensions.forEach((extension: HostExtension, index) => {
+    if (
+      typeof extension !== 'object' ||
+      extension === null ||
+      typeof extension.name !== 'string' ||
+      extension.name.trim() === ''
+    ) {
+      throw configError(`extensions[${index}]`, 'expected an object with a non-empty name');
+    }
+    for (const key of ['beforeCall', 'afterCall'] as const) {
+      if (extension[key] !== undefined && typeof extension[key] !== 'function') {
+        throw configError(`extensions[${index}].${key}`, 'expected a function');
+      }
+    }
+  });
+  return Object.freeze([...extensions]);
 }
 
 function configError(field: string, problem: string, cause?: unknown): ToolhostError {
@@ -558,8 +606,10 @@ function reapCrashedSessionJobs(stateDir: string, sandbox: Omit<SandboxOptions, 
   } catch {
     return;
   }
-  for (const name of names) {
-    const jobsDir = join(stateDir, 'sessions', name, 'jobs');
+  // `plan-jobs`: the read-only manager of a plan phase.
+  for (const jobsDir of names.flatMap((name) =>
+    ['jobs', 'plan-jobs'].map((kind) => join(stateDir, 'sessions', name, kind)),
+  )) {
     let live: string[];
     try {
       live = readdirSync(join(jobsDir, 'live'));

@@ -16,8 +16,10 @@ import {
 import { createJobManager, type JobManager, type SandboxOptions } from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
+import { executionScope } from './call-interceptors.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
+import type { HostExtension } from './host-extension.js';
 import type {
   ApproveCallback,
   BatchResult,
@@ -30,7 +32,10 @@ import { toolFacts } from './permit-call.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import type { PermissionRules } from './permission-rules.js';
 import type { PathPolicyPort, PipelineContext } from './pipeline-context.js';
+import type { SessionPlanPhase } from './plan-mode.js';
+import type { HookRunner } from './run-hooks.js';
 import type { HostPlatform } from './select-surface.js';
+import { createSessionApprovals } from './session-approvals.js';
 import { claimSessionDir, sessionDir, writeSessionSnapshot } from './session-store.js';
 import type {
   ChildSessionOptions,
@@ -65,7 +70,11 @@ export interface SessionHost {
   readonly untrustedServers: ReadonlySet<string>;
   readonly shellName: string | undefined;
   readonly clientInjectedKeys: ReadonlySet<string>;
-  surfaceFor(sandbox: SandboxMode, profile: SurfaceProfile): PolicySurface;
+  /** The configured hooks, when there are any. */
+  readonly hooks: HookRunner | undefined;
+  readonly extensions: readonly HostExtension[];
+  /** The surface of a policy; `plan` adds `exit_plan_mode`. */
+  surfaceFor(sandbox: SandboxMode, profile: SurfaceProfile, plan?: boolean): PolicySurface;
   /** Called with every live session and when it ends, so tools find their session's state. */
   register(session: SessionServices): void;
   unregister(id: string): void;
@@ -77,8 +86,11 @@ export interface SessionHost {
 export interface SessionServices {
   readonly id: string;
   readonly observations: ObservationStore;
+  /** The job manager commands run in now (a read-only one during a plan phase). */
   readonly jobs: JobManager;
   readonly proxy: CapabilityProxy;
+  /** The plan phase, for a session opened in plan mode. */
+  readonly plan?: SessionPlanPhase;
 }
 
 /** How a session starts: fresh, or continuing a snapshot. */
@@ -89,6 +101,8 @@ export interface SessionStart {
   readonly approve: ApproveCallback | undefined;
   readonly persist: boolean;
   readonly readOnlyStrict: boolean;
+  /** Opened in plan mode: a plan phase first, `exit_plan_mode` on the surface for the session's life. */
+  readonly plan: boolean;
   readonly restore?: SessionSnapshot | undefined;
   /** Opens a child of this session (the host's `openSession` with the child's start). */
   readonly openChild: (parent: Session, options: ChildSessionOptions) => Promise<Session>;
@@ -166,7 +180,9 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
   }
 
   function build(): Session {
-    const surface = host.surfaceFor(policy.sandbox, policy.surface);
+    // A plan-mode session keeps exit_plan_mode on its surface for its whole life (prompt caches).
+    const planMode = start.restore?.plan !== undefined ? true : start.plan;
+    const surface = host.surfaceFor(policy.sandbox, policy.surface, planMode);
     const audit = sessionAudit(host.audit, id);
     const observations = createObservationStore();
     let restoredJobsNote: string | undefined;
@@ -179,6 +195,45 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       ...(start.persist ? { stateDir: join(dir, 'jobs') } : {}),
     });
     disposers.push(() => jobs.close());
+    // The plan phase: until a person approves the plan, commands run in a read-only job manager of
+    // their own (the session's sandbox applies after the approval).
+    let planActive = planMode && (start.restore?.plan?.active ?? true);
+    let planJobs: JobManager | undefined;
+    if (planActive && policy.sandbox !== 'read_only') {
+      const manager = createJobManager({
+        sandbox: { ...host.jobSandbox, mode: 'read_only' },
+        ...(start.persist ? { stateDir: join(dir, 'plan-jobs') } : {}),
+      });
+      planJobs = manager;
+      disposers.push(() => manager.close());
+    }
+    const currentJobs = (): JobManager => (planActive && planJobs ? planJobs : jobs);
+    let planEndNote: string | undefined;
+    const planPhase: SessionPlanPhase | undefined = planMode
+      ? {
+          get active() {
+            return planActive;
+          },
+          sandbox: policy.sandbox,
+          end() {
+            if (!planActive) return undefined;
+            planActive = false;
+            audit.emit('plan-approved', { sandbox: policy.sandbox });
+            const manager = planJobs;
+            if (!manager) return undefined;
+            // Plan-phase commands ran read-only: their jobs end with the phase (their ids would not be
+            // found in the session's own manager).
+            const running = manager.list().filter((job) => job.state === 'running');
+            void manager.close();
+            if (running.length === 0) return undefined;
+            planEndNote = `Background jobs started during the plan phase were stopped when the plan was approved (they ran in the read-only sandbox): ${running
+              .map((job) => `${job.id} (${String(job.label).slice(0, 80)})`)
+              .join('; ')}. Start them again if they are still needed.`;
+            return planEndNote;
+          },
+        }
+      : undefined;
+    const approvals = createSessionApprovals();
     const resultStore: ProxyResultStore = createResultStore(
       start.persist ? { dir: join(dir, 'results') } : {},
     );
@@ -227,9 +282,22 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       shellName: host.shellName,
       clientInjectedKeys: host.clientInjectedKeys,
       counters: { call: 0, batch: 0 },
+      root: host.root,
+      hooks: host.hooks,
+      extensions: host.extensions,
+      approvals,
+      plan: planPhase,
     };
     const pipeline = context;
-    host.register({ id, observations, jobs, proxy });
+    host.register({
+      id,
+      observations,
+      get jobs() {
+        return currentJobs();
+      },
+      proxy,
+      ...(planPhase ? { plan: planPhase } : {}),
+    });
     disposers.push(() => host.unregister(id));
 
     const inflight = new Set<Promise<unknown>>();
@@ -254,18 +322,30 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
         totalBytes,
         sha256,
       })),
-      jobs: jobs.list().map(
-        ({ id: jobId, shell, label, background, state, exitCode, startedAt, endedAt }): SessionJobRecord => ({
-          id: jobId,
-          shell,
-          label,
-          background,
-          state,
-          ...(exitCode === undefined ? {} : { exitCode }),
-          startedAt,
-          ...(endedAt === undefined ? {} : { endedAt }),
-        }),
-      ),
+      ...(planPhase ? { plan: { active: planPhase.active } } : {}),
+      jobs: currentJobs()
+        .list()
+        .map(
+          ({
+            id: jobId,
+            shell,
+            label,
+            background,
+            state,
+            exitCode,
+            startedAt,
+            endedAt,
+          }): SessionJobRecord => ({
+            id: jobId,
+            shell,
+            label,
+            background,
+            state,
+            ...(exitCode === undefined ? {} : { exitCode }),
+            startedAt,
+            ...(endedAt === undefined ? {} : { endedAt }),
+          }),
+        ),
     });
     const persistNow = () => {
       if (!start.persist) return;
@@ -310,6 +390,33 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     });
     persistNow();
 
+    // SessionStart hooks run as the session opens; its first calls wait for them, and what they add
+    // goes to the model with the first notes.
+    const startNotes: string[] = [];
+    const sessionHooks = host.hooks;
+    const hookBase = (event: 'SessionStart' | 'SessionEnd') => ({
+      session_id: id,
+      cwd: host.root,
+      hook_event_name: event,
+      permission_mode: planActive ? ('plan' as const) : ('default' as const),
+    });
+    const source = start.restore ? 'resume' : 'startup';
+    const started: Promise<void> =
+      sessionHooks?.matches('SessionStart', source) === true
+        ? sessionHooks
+            .run(
+              'SessionStart',
+              source,
+              { ...hookBase('SessionStart'), source },
+              { audit, signal: controller.signal },
+            )
+            .then((outcome) => {
+              for (const text of outcome.additionalContext) startNotes.push(text);
+            })
+            .catch(() => undefined)
+        : Promise.resolve();
+    const afterStart = <T>(work: () => Promise<T>): Promise<T> => started.then(work);
+
     const session: Session = {
       id,
       parentId: start.parentId,
@@ -322,16 +429,22 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       providerTools: (dialect, compileOptions) => surface.providerTools(dialect, compileOptions),
       effectiveAnnotations: (toolName) => effectiveAnnotations(host, surface, policy, toolName, proxy),
       dispatch: (call: ToolCall, options?: DispatchOptions): Promise<DispatchResult> =>
-        track(dispatchCall(pipeline, call, options)),
+        track(afterStart(() => dispatchCall(pipeline, call, options))),
       dispatchBatch: (calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult> =>
-        track(dispatchBatch(pipeline, calls, options)),
+        track(afterStart(() => dispatchBatch(pipeline, calls, options))),
+      get planning() {
+        return planActive;
+      },
       drainNotes() {
         const notes: string[] = [];
+        if (startNotes.length > 0) {
+          notes.push(`SessionStart hook context:\n${startNotes.splice(0).join('\n')}`);
+        }
         if (restoredJobsNote) {
           notes.push(restoredJobsNote);
           restoredJobsNote = undefined;
         }
-        const completed = jobs.drainCompletionNotes();
+        const completed = currentJobs().drainCompletionNotes();
         if (completed) notes.push(completed);
         if (notes.length === 0) return undefined;
         audit.emit('notes-drained', { notes: notes.length });
@@ -349,6 +462,16 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           // nothing lands after close() resolved.
           await Promise.allSettled([...inflight]);
           await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
+          await started;
+          if (sessionHooks?.matches('SessionEnd', 'other')) {
+            // Bounded by each hook's own timeout; nothing of the session is gone yet.
+            await sessionHooks.run(
+              'SessionEnd',
+              'other',
+              { ...hookBase('SessionEnd'), reason: 'other' },
+              { audit },
+            );
+          }
           const failures: string[] = [];
           persistNow();
           for (const dispose of disposers.reverse()) {
@@ -366,8 +489,17 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
         return closed;
       },
     };
+    sessionStarts.set(session, started);
     return session;
   }
+}
+
+/** The SessionStart hooks of each session (what `openSession` waits for). */
+const sessionStarts = new WeakMap<Session, Promise<void>>();
+
+/** Resolves once the session's SessionStart hooks have run (at once when it has none). */
+export function sessionStarted(session: Session): Promise<void> {
+  return sessionStarts.get(session) ?? Promise.resolve();
 }
 
 const READ_ONLY_HINTS: ToolAnnotations = Object.freeze({
@@ -506,22 +638,38 @@ export async function authorizeCapability(
       }),
     };
   }
-  return authorizeTarget(context, {
-    name: request.toolName,
-    source: 'mcp',
-    group: 'utility_builtins',
-    category: annotations.readOnly === true ? 'read' : 'utility',
-    annotations,
-    trusted: !fromProject && (connect || (request.annotationsTrusted && session.sandbox !== 'read_only')),
-    ...(fromProject && connect
-      ? {
-          approvalRequired:
-            'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
-        }
-      : {}),
-    callId: request.callId,
-    invocation: { kind: 'capability', capabilityId: request.capabilityId },
-    preview: request.preview,
-    signal: request.signal,
-  });
+  const decided = await authorizeTarget(
+    context,
+    {
+      name: request.toolName,
+      source: 'mcp',
+      group: 'utility_builtins',
+      category: annotations.readOnly === true ? 'read' : 'utility',
+      annotations,
+      trusted: !fromProject && (connect || (request.annotationsTrusted && session.sandbox !== 'read_only')),
+      ...(fromProject && connect
+        ? {
+            approvalRequired:
+              'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
+          }
+        : {}),
+      callId: request.callId,
+      invocation: { kind: 'capability', capabilityId: request.capabilityId },
+      preview: request.preview,
+      signal: request.signal,
+    },
+    connect
+      ? { toolInput: { server: request.server, transport: request.transport } }
+      : {
+          toolInput: request.arguments,
+          // The same use_capability call, with the hook's arguments for the MCP tool.
+          rewrite: (updatedInput, envelope) => ({ ...envelope, arguments: updatedInput }),
+        },
+  );
+  if (decided.allowed && request.kind === 'mcp-tool') {
+    const scope = executionScope.getStore();
+    if (scope?.callId === request.callId)
+      scope.mcpTargets.push({ name: request.toolName, input: request.arguments });
+  }
+  return decided;
 }

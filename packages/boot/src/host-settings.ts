@@ -9,6 +9,7 @@ import {
   type PathPolicy,
 } from '@toolhost/path-policy';
 import type { AuditEvent } from './audit-log.js';
+import type { HostExtension } from './host-extension.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import type { ApproveCallback } from './host-types.js';
 import {
@@ -93,6 +94,16 @@ export interface HostOptions {
   readonly clientInjectedKeys?: readonly string[];
   /** The ripgrep executable for `grep`; `null` for the built-in engine; default `rg` on PATH. */
   readonly rgPath?: string | null;
+  /**
+   * Programmatic interceptors of every call of the host's sessions, in order: they observe, deny,
+   * ask, replace calls (re-resolved, re-validated and re-permitted) and add context. See `HostExtension`.
+   */
+  readonly extensions?: readonly HostExtension[];
+  /**
+   * Open sessions in plan mode by default (the default session included): the surface gains
+   * `exit_plan_mode`, and writes wait for an approved plan. Default false.
+   */
+  readonly plan?: boolean;
 }
 
 /** A host's validated settings: everything {@link resolveHostSettings} decided from its options. */

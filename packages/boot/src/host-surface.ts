@@ -13,6 +13,7 @@ import {
   type HostedTool,
 } from '@toolhost/provider-dialects';
 import type { SandboxMode } from './decide-permission.js';
+import { EXIT_PLAN_MODE } from './plan-mode.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import { type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
 import type { ProviderTools, ProviderToolsOptions } from './session-types.js';
@@ -45,25 +46,30 @@ export interface HostSurfacesOptions {
  */
 export function createHostSurfaces(
   options: HostSurfacesOptions,
-): (sandbox: SandboxMode, profile: SurfaceProfile) => PolicySurface {
+): (sandbox: SandboxMode, profile: SurfaceProfile, plan?: boolean) => PolicySurface {
   const { registry } = options;
   const cache = new Map<string, PolicySurface>();
   const hostedTools: HostedTool[] = registry
     .list()
     .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
     .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
-  return (sandbox, profile) => {
-    const key = `${sandbox}\0${profile}`;
+  return (sandbox, profile, plan = false) => {
+    const key = `${sandbox}\0${profile}\0${plan}`;
     const cached = cache.get(key);
     if (cached) return cached;
+    const selected = selectSurface({
+      profile,
+      sandbox,
+      platform: options.platform,
+      // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
+      tools: registry.list({ visibility: 'all' }).filter((tool) => options.candidates.has(tool.name)),
+    });
+    // Plan mode: the same surface plus exit_plan_mode, before and after the plan is approved.
+    const planTool = plan ? registry.get(EXIT_PLAN_MODE) : undefined;
     const tools: readonly RegisteredTool[] = Object.freeze(
-      selectSurface({
-        profile,
-        sandbox,
-        platform: options.platform,
-        // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
-        tools: registry.list({ visibility: 'all' }).filter((tool) => options.candidates.has(tool.name)),
-      }),
+      planTool
+        ? [...selected, planTool].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        : selected,
     );
     const names = Object.freeze(tools.map((tool) => tool.name));
     const modelTools = deepFreeze(toModelTools(tools));

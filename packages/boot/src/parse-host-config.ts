@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type McpServerConfig, parseMcpServers } from '@toolhost/capability-proxy';
 import { err, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { type ConfiguredHook, type HooksConfig, parseHooksConfig } from './hook-config.js';
 import { parsePermissionRule } from './permission-rules.js';
 
 /** The name of the configuration file looked up in the root. */
@@ -55,6 +56,12 @@ export interface HostConfig {
   readonly clientInjectedKeys?: readonly string[];
   /** web_fetch's address guard exceptions; default none. */
   readonly webFetch: WebFetchConfig;
+  /**
+   * Hook commands (Claude Code's `hooks` format), validated and in configuration order, each named
+   * by its place (`hooks.PreToolUse[0].hooks[1]`) and file. An untrusted project configuration's
+   * hooks are never here (they are commands: see `resolveHostConfig`).
+   */
+  readonly hooks: readonly ConfiguredHook[];
 }
 
 /** The configuration as written (every field optional), for passing one in code. */
@@ -73,6 +80,7 @@ export interface HostConfigInput {
   readonly audit?: boolean | string;
   readonly clientInjectedKeys?: readonly string[];
   readonly webFetch?: { readonly allowHosts?: readonly string[]; readonly allowPrivateNetwork?: boolean };
+  readonly hooks?: HooksConfig;
 }
 
 /** An empty configuration (what a missing default file means). */
@@ -84,6 +92,7 @@ export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
   allowedRoots: [],
   defaults: {},
   webFetch: { allowHosts: [], allowPrivateNetwork: false },
+  hooks: [],
 });
 
 const TOP_LEVEL = new Set([
@@ -97,6 +106,7 @@ const TOP_LEVEL = new Set([
   'audit',
   'clientInjectedKeys',
   'webFetch',
+  'hooks',
 ]);
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
@@ -250,6 +260,8 @@ export function parseHostConfig(
   }
   const webFetch = parseWebFetch(value.webFetch, source);
   if (!webFetch.ok) return webFetch;
+  const hooks = parseHooksConfig(value.hooks, source);
+  if (!hooks.ok) return err(invalid(source, hooks.error.field, hooks.error.problem));
   return ok({
     mcpServers: servers,
     permissions,
@@ -258,6 +270,7 @@ export function parseHostConfig(
     ...(audit === undefined ? {} : { audit }),
     ...(clientInjectedKeys === undefined ? {} : { clientInjectedKeys }),
     webFetch: webFetch.value,
+    hooks: hooks.value.hooks,
   });
 }
 

@@ -3,10 +3,13 @@ import {
   decidePermission,
   type PermissionDecision,
   type PermissionToolFacts,
+  planDenial,
   sandboxDenial,
 } from './decide-permission.js';
-import type { ApprovalAnswer, ResolvedPathTarget } from './host-types.js';
+import type { ApprovalAnswer, ApprovalChoice, ResolvedPathTarget } from './host-types.js';
+import { sessionPrefixRule } from './permission-rules.js';
 import type { PipelineContext } from './pipeline-context.js';
+import { EXIT_PLAN_MODE } from './plan-mode.js';
 import { USE_CAPABILITY } from './select-surface.js';
 
 /** The outcome of the permission step: the decision, and the error the model sees when it is not an allow. */
@@ -52,16 +55,23 @@ export function toolFacts(tool: RegisteredTool): PermissionToolFacts {
  */
 export async function permitCall(
   context: PipelineContext,
-  facts: PermissionToolFacts,
+  toolFactsIn: PermissionToolFacts,
   input: PermitInput,
 ): Promise<Permitted> {
+  let facts = toolFactsIn;
   const { audit } = context;
   const permission = input.tool?.definition.permission;
   const paths: ResolvedPathTarget[] = [];
   let pathDenial: { code: string; message: string; argument: string } | undefined;
   let subject = input.subject;
   let preview = input.preview;
-  if (!sandboxDenial(facts, context.sandbox) && permission && input.args) {
+  const planPhase = context.plan?.active === true;
+  // Leaving the plan phase is a person's decision every time (only a deny rule decides before it).
+  if (planPhase && facts.name === EXIT_PLAN_MODE && facts.source === 'builtin') {
+    facts = { ...facts, approvalRequired: 'leaving the plan phase needs a person to approve the plan' };
+  }
+  const refusedEarly = sandboxDenial(facts, context.sandbox) ?? (planPhase ? planDenial(facts) : undefined);
+  if (!refusedEarly && permission && input.args) {
     try {
       const targets = permission.paths?.(input.args) ?? [];
       for (const target of targets) {
@@ -113,6 +123,7 @@ export async function permitCall(
     sandbox: context.sandbox,
     approval: context.approval,
     rules: context.rules,
+    ...(planPhase ? { planPhase } : {}),
     ...(subject === undefined ? {} : { subject }),
     ...(pathDenial ? { pathDenial } : {}),
   });
@@ -124,6 +135,7 @@ export async function permitCall(
     paths: paths.map(({ argument, path, displayPath, access }) => ({ argument, path, displayPath, access })),
     sandbox: context.sandbox,
     approval: context.approval,
+    ...(planPhase ? { planPhase } : {}),
     toolSource: facts.source,
     group: facts.group,
     category: facts.category,
@@ -157,6 +169,9 @@ function denialError(
     message: decision.reason,
     // A path policy message already says what to do instead.
     ...(decision.source === 'path_policy' ? { recovery: null } : {}),
+    ...(decision.source === 'plan' && toolName === 'present'
+      ? { recovery: 'present your work after the plan is approved (call exit_plan_mode with your plan)' }
+      : {}),
     details: {
       toolName,
       decisionSource: decision.source,
@@ -166,7 +181,8 @@ function denialError(
   });
 }
 
-interface AskInput {
+/** What {@link askPerson} needs besides the decision. */
+export interface AskInput {
   readonly callId: string;
   readonly invocation: ToolInvocation;
   readonly subject: string | undefined;
@@ -176,11 +192,81 @@ interface AskInput {
 }
 
 /**
- * Asks the host's person (the `approve` callback) within the approval timeout; fails closed with
- * `APPROVAL_REQUIRED` when no one can be asked (no callback, or approval `never`), and with
- * `APPROVAL_DENIED` on a refusal, a timeout, a cancellation or a failing callback.
+ * What an "allow for this session" of this question would remember, or `undefined` when it must
+ * be asked every time: a configured `ask` rule, a target that needs a person whatever the rules say
+ * (an unapproved project server, leaving the plan phase), a hook's or an extension's question, and a
+ * shell command no prefix rule can cover (compound, redirected, substituted).
  */
-async function askPerson(
+function rememberable(
+  facts: PermissionToolFacts,
+  decision: Extract<PermissionDecision, { type: 'ask' }>,
+  subject: string | undefined,
+): string | undefined {
+  if (decision.source === 'rule' || decision.source === 'config' || decision.source === 'hook')
+    return undefined;
+  if (decision.source === 'extension' || facts.approvalRequired !== undefined) return undefined;
+  if (facts.category === 'shell')
+    return subject === undefined ? undefined : sessionPrefixRule(facts.name, subject);
+  return facts.name;
+}
+
+/** A person's answer, read: a choice, or that no one could be asked. */
+function readAnswer(answer: ApprovalAnswer | 'timeout' | 'cancelled' | 'error'): {
+  readonly choice: ApprovalChoice | 'unavailable';
+  readonly reason?: string;
+  readonly by: string;
+} {
+  if (answer === 'timeout' || answer === 'cancelled' || answer === 'error')
+    return { choice: 'deny', by: answer };
+  if (answer === true || answer === 'allow_once') return { choice: 'allow_once', by: 'user' };
+  if (answer === 'allow_session') return { choice: 'allow_session', by: 'user' };
+  if (typeof answer !== 'object' || answer === null) return { choice: 'deny', by: 'user' };
+  const reason =
+    typeof answer.reason === 'string' && answer.reason.trim()
+      ? answer.reason.trim().slice(0, 1000)
+      : undefined;
+  const withReason = reason === undefined ? {} : { reason };
+  if ('decision' in answer) {
+    const choice = answer.decision;
+    if (choice === 'allow_once' || choice === 'allow_session' || choice === 'unavailable')
+      return { choice, by: choice === 'unavailable' ? 'unavailable' : 'user', ...withReason };
+    return { choice: 'deny', by: 'user', ...withReason };
+  }
+  return { choice: answer.approved === true ? 'allow_once' : 'deny', by: 'user', ...withReason };
+}
+
+/**
+ * What would let a call that needs approval run where no one can be asked: the rule or flag to
+ * name in `APPROVAL_REQUIRED` (never an argument value).
+ */
+function approvalRemedy(
+  context: PipelineContext,
+  facts: PermissionToolFacts,
+  decision: Extract<PermissionDecision, { type: 'ask' }>,
+  remember: string | undefined,
+): string {
+  if (decision.source === 'config')
+    return 'do not retry it; ask the person to approve the configuration or the plan outside this run';
+  if (decision.source === 'rule' && decision.rule)
+    return `do not retry it; the configured rule ask "${decision.rule}" asks every time (the person can remove it, or use a client that can be asked)`;
+  if (decision.source === 'hook' || decision.source === 'extension')
+    return 'do not retry it; a hook asks a person to confirm this call, and no one can be asked here';
+  if (context.approval === 'strict')
+    return 'do not retry it; approval strict asks before this call (the person can run with --approval on_request, or use a client that can be asked)';
+  const rule = remember ?? facts.name;
+  return `do not retry it; the person can allow it with "${rule}" in permissions.allow of toolhost.config.json, or use a client that can be asked`;
+}
+
+/**
+ * Asks the session's person (the `approve` callback) within the approval timeout, after the
+ * session's remembered answers (an earlier "allow for this session" that covers the call answers
+ * without asking). Fails closed with `APPROVAL_REQUIRED` when no one can be asked (no callback,
+ * approval `never`, or the callback answers `unavailable`), naming the rule or flag that would allow
+ * the call, and with `APPROVAL_DENIED` on a refusal, a timeout, a cancellation or a failing callback.
+ * `allow_session` is remembered by exact tool name (a shell command by its prefix rule) for this
+ * session only.
+ */
+export async function askPerson(
   context: PipelineContext,
   facts: PermissionToolFacts,
   decision: Extract<PermissionDecision, { type: 'ask' }>,
@@ -188,28 +274,50 @@ async function askPerson(
 ): Promise<Permitted> {
   const { audit } = context;
   const approve = context.approve;
-  if (!approve || context.approval === 'never') {
-    const why =
-      context.approval === 'never'
-        ? 'approval policy never asks a person'
-        : 'this host has no way to ask a person';
+  const remember = rememberable(facts, decision, input.subject);
+  const shell = facts.category === 'shell';
+  if (remember !== undefined) {
+    const covered = context.approvals.covers(facts.name, input.subject, shell);
+    if (covered !== undefined) {
+      audit.emit('approval-resolved', {
+        callId: input.callId,
+        toolName: facts.name,
+        approved: true,
+        by: 'session',
+        remembered: covered,
+      });
+      return {
+        decision: {
+          type: 'allow',
+          source: 'user',
+          rule: covered,
+          reason: 'a person allowed this for the rest of the session',
+        },
+      };
+    }
+  }
+  const unavailable = (why: string, requested: boolean): Permitted => {
     const error = new ToolhostError({
       code: 'APPROVAL_REQUIRED',
       message: `"${facts.name}" needs approval (${decision.reason}) and ${why}; the action was not performed`,
+      recovery: approvalRemedy(context, facts, decision, remember),
       details: {
         toolName: facts.name,
         decisionSource: decision.source,
         ...(decision.rule ? { rule: decision.rule } : {}),
+        ...(remember ? { allowRule: remember } : {}),
       },
     });
-    // The request is on record even when no one can answer it.
-    audit.emit('approval-requested', {
-      callId: input.callId,
-      toolName: facts.name,
-      reason: decision.reason,
-      decisionSource: decision.source,
-      canAsk: false,
-    });
+    if (!requested) {
+      // The request is on record even when no one can answer it.
+      audit.emit('approval-requested', {
+        callId: input.callId,
+        toolName: facts.name,
+        reason: decision.reason,
+        decisionSource: decision.source,
+        canAsk: false,
+      });
+    }
     audit.emit('approval-resolved', {
       callId: input.callId,
       toolName: facts.name,
@@ -225,6 +333,14 @@ async function askPerson(
       },
       error,
     };
+  };
+  if (!approve || context.approval === 'never') {
+    return unavailable(
+      context.approval === 'never'
+        ? 'approval policy never asks a person'
+        : 'this host has no way to ask a person',
+      false,
+    );
   }
   const controller = new AbortController();
   const timer = setTimeout(
@@ -243,6 +359,7 @@ async function askPerson(
     reason: decision.reason,
     decisionSource: decision.source,
     ...(decision.rule ? { rule: decision.rule } : {}),
+    ...(remember ? { remember } : {}),
     paths: input.paths.map(({ argument, displayPath, access }) => ({ argument, path: displayPath, access })),
   });
   let answer: ApprovalAnswer | 'timeout' | 'cancelled' | 'error';
@@ -253,6 +370,8 @@ async function askPerson(
       if (controller.signal.aborted) settle();
       else controller.signal.addEventListener('abort', settle, { once: true });
     });
+    const choices: ApprovalChoice[] =
+      remember === undefined ? ['allow_once', 'deny'] : ['allow_once', 'allow_session', 'deny'];
     const request = {
       callId: input.callId,
       toolName: facts.name,
@@ -269,6 +388,8 @@ async function askPerson(
       ...(input.subject === undefined ? {} : { subject: input.subject }),
       ...(input.preview === undefined ? {} : { preview: input.preview }),
       paths: input.paths,
+      choices,
+      ...(remember === undefined ? {} : { remember }),
       signal: controller.signal,
     };
     answer = await Promise.race([Promise.resolve().then(() => approve(request)), cancelled]);
@@ -278,15 +399,39 @@ async function askPerson(
     clearTimeout(timer);
     for (const signal of signals) signal.removeEventListener('abort', onAbort);
   }
-  const approved =
-    answer === true || (typeof answer === 'object' && answer !== null && answer.approved === true);
-  const personReason =
-    typeof answer === 'object' && answer !== null && typeof answer.reason === 'string' && answer.reason.trim()
-      ? answer.reason.trim().slice(0, 1000)
-      : undefined;
-  const by = typeof answer === 'string' ? answer : 'user';
-  audit.emit('approval-resolved', { callId: input.callId, toolName: facts.name, approved, by });
-  if (approved) return { decision: { type: 'allow', source: 'user', reason: 'a person approved this call' } };
+  const read = readAnswer(answer);
+  if (read.choice === 'unavailable') {
+    return unavailable(
+      read.reason ? `no one can be asked (${read.reason})` : 'no one can be asked here',
+      true,
+    );
+  }
+  const approved = read.choice !== 'deny';
+  // An allow_session that cannot be remembered counts once.
+  const remembered = read.choice === 'allow_session' && remember !== undefined ? remember : undefined;
+  if (remembered !== undefined) context.approvals.remember(remembered, shell);
+  audit.emit('approval-resolved', {
+    callId: input.callId,
+    toolName: facts.name,
+    approved,
+    by: read.by,
+    ...(approved ? { choice: remembered !== undefined ? 'allow_session' : 'allow_once' } : {}),
+    ...(remembered !== undefined ? { remembered } : {}),
+  });
+  if (approved) {
+    return {
+      decision: {
+        type: 'allow',
+        source: 'user',
+        reason:
+          remembered !== undefined
+            ? 'a person allowed this for the rest of the session'
+            : 'a person approved this call',
+        ...(remembered !== undefined ? { rule: remembered } : {}),
+      },
+    };
+  }
+  const by = read.by;
   const why =
     by === 'timeout'
       ? 'no one answered the approval request in time'
@@ -294,7 +439,7 @@ async function askPerson(
         ? 'the call was cancelled while waiting for approval'
         : by === 'error'
           ? 'the approval request failed'
-          : `a person declined it${personReason ? `: ${personReason}` : ''}`;
+          : `a person declined it${read.reason ? `: ${read.reason}` : ''}`;
   return {
     decision: { type: 'deny', source: 'user', code: 'APPROVAL_DENIED', reason: why },
     error: new ToolhostError({

@@ -174,7 +174,7 @@ function wider<T>(order: readonly T[], candidate: T, ceiling: T): boolean {
  * other layers grant. Dropped, each listed in `ignored`: `defaults.sandbox` / `defaults.approval` wider
  * than the built-in defaults (`read_only`, `on_request`) or the user's, `allowedRoots`, `permissions.allow`,
  * `!` exceptions in `protectedPaths` / `secretPaths`, an `audit` path, a server that replaces one of the
- * user's, `trusted` on its servers and `webFetch` exceptions. Its other servers stay listed, but connecting one asks a person
+ * user's, `trusted` on its servers, `webFetch` exceptions and every hook (a hook is a command). Its other servers stay listed, but connecting one asks a person
  * (`untrustedServers`). Narrowing settings (deny and ask rules, more protected and secret patterns,
  * a stricter default) apply.
  */
@@ -245,6 +245,8 @@ function mergeTrusted(base: HostConfig, next: HostConfig, root: string): HostCon
       allowHosts: [...new Set([...base.webFetch.allowHosts, ...next.webFetch.allowHosts])],
       allowPrivateNetwork: base.webFetch.allowPrivateNetwork || next.webFetch.allowPrivateNetwork,
     },
+    // Every trusted layer's hooks run, the user's own first.
+    hooks: [...base.hooks, ...next.hooks],
     ...mergedKeys(base, next),
     ...(next.audit !== undefined
       ? { audit: next.audit }
@@ -333,6 +335,11 @@ function mergeUntrusted(
       reason: `${UNTRUSTED}: it may not let web_fetch reach local or private hosts`,
     });
   }
+  // A hook is a command the host runs as the user, outside every sandbox: a file the model may have
+  // written must never choose one.
+  for (const hook of next.hooks) {
+    ignored.push({ field: hook.id, reason: `${UNTRUSTED}: its hooks are commands, which it may not run` });
+  }
   let audit = base.audit;
   if (next.audit !== undefined) {
     if (typeof next.audit === 'string') {
@@ -354,6 +361,7 @@ function mergeUntrusted(
     allowedRoots: [...base.allowedRoots],
     defaults,
     webFetch: base.webFetch,
+    hooks: base.hooks,
     // Ignoring undeclared keys a client adds widens nothing: a declared property is never dropped.
     ...mergedKeys(base, next),
     ...(audit === undefined ? {} : { audit }),

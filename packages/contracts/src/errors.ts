@@ -253,6 +253,17 @@ export const ERROR_CODES = {
       'The file is not a valid Jupyter notebook (nbformat 4 JSON), or the requested cell does not exist; nothing was written.',
     recovery: 'read the notebook with read_file to see its cells, numbers and ids, then retry',
   },
+  HOOK_BLOCKED: {
+    kind: 'blocked',
+    summary: "A configured hook or a host extension refused this call; the action was not performed.",
+    recovery: "read the hook's reason, then change the call to satisfy it or explain what you need",
+  },
+  PLAN_NOT_APPROVED: {
+    kind: 'blocked',
+    summary:
+      'The session is in its plan phase: editing tools and tools that write or delete are refused until a person approves the plan.',
+    recovery: 'keep exploring read-only, then call exit_plan_mode with your plan and wait for its approval',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the error-code table says about one code. */
