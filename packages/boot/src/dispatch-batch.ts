@@ -1,5 +1,5 @@
 import { ToolhostError } from '@toolhost/contracts';
-import { type FinalizedCall, finalizeExecutedCall, runPreparedCall } from './execute-call.js';
+import { type FinalizedCall, finalizeExecutedCall, runPreparedCall, sameJson } from './execute-call.js';
 import type { BatchResult, DispatchOptions, DispatchResult, StopRequest, ToolCall } from './host-types.js';
 import { contextNote, executionScope, runToolHooks } from './call-interceptors.js';
 import { askPerson, permitCall } from './permit-call.js';
@@ -155,7 +155,7 @@ export async function authorizeTarget(
           `a PreToolUse hook refused "${target.name}": ${reasons.join('; ') || (pre.invalid ?? 'no reason given')}`,
         );
       }
-      if (pre.updatedInput && JSON.stringify(pre.updatedInput) !== JSON.stringify(hook.toolInput)) {
+      if (pre.updatedInput && !sameJson(pre.updatedInput, hook.toolInput)) {
         if (!scope?.envelope || !hook.rewrite) {
           return refuse(
             `a PreToolUse hook rewrote the input of "${target.name}", which cannot be rewritten here; nothing was run`,

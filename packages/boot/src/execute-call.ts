@@ -131,13 +131,18 @@ export async function executePreparedCall(
           before.stop ? { stop: before.stop } : {},
         );
       }
-      if (before.kind === 'replace') {
+      // A replacement equal to the call (an idempotent rewriter seeing its own result) changes nothing.
+      if (
+        before.kind === 'replace' &&
+        !(before.name === tool.name && sameJson(before.arguments, current.args))
+      ) {
         const refused = replace(before.name, before.arguments, before.by);
         if (refused) return refused;
         continue;
       }
-      notes.push(...before.notes);
-      if (before.ask !== undefined) pendingAsk ??= { reason: before.ask, source: 'extension' };
+      if (before.kind === 'continue') notes.push(...before.notes);
+      if (before.kind === 'continue' && before.ask !== undefined)
+        pendingAsk ??= { reason: before.ask, source: 'extension' };
     }
     const facts = toolFacts(tool);
     const permitted = await permitCall(context, facts, {
@@ -183,7 +188,7 @@ export async function executePreparedCall(
           });
         }
         if (pre.decision === 'ask') pendingAsk ??= { reason: pre.askReasons.join('; '), source: 'hook' };
-        if (pre.updatedInput && JSON.stringify(pre.updatedInput) !== JSON.stringify(current.args)) {
+        if (pre.updatedInput && !sameJson(pre.updatedInput, current.args)) {
           const refused = replace(tool.name, pre.updatedInput, 'hook:PreToolUse');
           if (refused) return refused;
           continue;
@@ -300,6 +305,22 @@ async function finishCall(
     stop ??= after.stop;
   }
   return input.done(result, stop ? { stop } : {});
+}
+
+/** Whether two JSON values are equal whatever the order of their object keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return stableJson(a) === stableJson(b);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 function safely<T>(work: () => T): T | undefined {
