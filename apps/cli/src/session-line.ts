@@ -63,6 +63,8 @@ export interface SessionResult {
    * then the images and links, in the MCP content shape `serve` uses (`{type:"image", mimeType, data}`).
    */
   readonly content?: readonly SessionContentBlock[];
+  /** A hook's or an extension's request that the driver stop (the reason is for the person). */
+  readonly stop?: { readonly reason: string; readonly by: string };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -184,6 +186,7 @@ export function sessionResult(result: DispatchResult, id: SessionId, notice?: st
     resultRef: result.resultRef,
     ...(notice ? { notice } : {}),
     ...(extra.length > 0 ? { content: [{ type: 'text', text: result.output }, ...extra] } : {}),
+    ...(result.stop ? { stop: result.stop } : {}),
   };
 }
 

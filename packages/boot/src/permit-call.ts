@@ -8,6 +8,7 @@ import {
 } from './decide-permission.js';
 import type { ApprovalAnswer, ApprovalChoice, ResolvedPathTarget } from './host-types.js';
 import { sessionPrefixRule } from './permission-rules.js';
+import type { RememberedApproval } from './session-approvals.js';
 import type { PipelineContext } from './pipeline-context.js';
 import { EXIT_PLAN_MODE } from './plan-mode.js';
 import { USE_CAPABILITY } from './select-surface.js';
@@ -194,20 +195,23 @@ export interface AskInput {
 /**
  * What an "allow for this session" of this question would remember, or `undefined` when it must
  * be asked every time: a configured `ask` rule, a target that needs a person whatever the rules say
- * (an unapproved project server, leaving the plan phase), a hook's or an extension's question, and a
- * shell command no prefix rule can cover (compound, redirected, substituted).
+ * (an unapproved project server, leaving the plan phase), a hook's or an extension's question. A
+ * shell command is remembered by its prefix rule, or exactly when no prefix rule can cover it.
  */
 function rememberable(
   facts: PermissionToolFacts,
   decision: Extract<PermissionDecision, { type: 'ask' }>,
   subject: string | undefined,
-): string | undefined {
+): RememberedApproval | undefined {
   if (decision.source === 'rule' || decision.source === 'config' || decision.source === 'hook')
     return undefined;
   if (decision.source === 'extension' || facts.approvalRequired !== undefined) return undefined;
-  if (facts.category === 'shell')
-    return subject === undefined ? undefined : sessionPrefixRule(facts.name, subject);
-  return facts.name;
+  if (facts.category !== 'shell') return { kind: 'tool', text: facts.name };
+  if (subject === undefined || subject.trim() === '') return undefined;
+  const prefix = sessionPrefixRule(facts.name, subject);
+  return prefix !== undefined
+    ? { kind: 'prefix', text: prefix }
+    : { kind: 'exact', text: `${facts.name}(${subject})`, subject };
 }
 
 /** A person's answer, read: a choice, or that no one could be asked. */
@@ -243,7 +247,7 @@ function approvalRemedy(
   context: PipelineContext,
   facts: PermissionToolFacts,
   decision: Extract<PermissionDecision, { type: 'ask' }>,
-  remember: string | undefined,
+  remember: RememberedApproval | undefined,
 ): string {
   if (decision.source === 'config')
     return 'do not retry it; ask the person to approve the configuration or the plan outside this run';
@@ -253,8 +257,11 @@ function approvalRemedy(
     return 'do not retry it; a hook asks a person to confirm this call, and no one can be asked here';
   if (context.approval === 'strict')
     return 'do not retry it; approval strict asks before this call (the person can run with --approval on_request, or use a client that can be asked)';
-  const rule = remember ?? facts.name;
-  return `do not retry it; the person can allow it with "${rule}" in permissions.allow of toolhost.config.json, or use a client that can be asked`;
+  // A rule that matches this call (an exact compound command cannot be allowed by a rule).
+  const rule = remember?.kind === 'exact' ? undefined : (remember?.text ?? facts.name);
+  return rule === undefined
+    ? 'do not retry it; the person can run it themselves, use a client that can be asked, or allow the command in a simpler form'
+    : `do not retry it; the person can allow it with "${rule}" in permissions.allow of toolhost.config.json, or use a client that can be asked`;
 }
 
 /**
@@ -305,7 +312,7 @@ export async function askPerson(
         toolName: facts.name,
         decisionSource: decision.source,
         ...(decision.rule ? { rule: decision.rule } : {}),
-        ...(remember ? { allowRule: remember } : {}),
+        ...(remember && remember.kind !== 'exact' ? { allowRule: remember.text } : {}),
       },
     });
     if (!requested) {
@@ -359,7 +366,9 @@ export async function askPerson(
     reason: decision.reason,
     decisionSource: decision.source,
     ...(decision.rule ? { rule: decision.rule } : {}),
-    ...(remember ? { remember } : {}),
+    ...(remember
+      ? { remember: remember.kind === 'exact' ? `${facts.name}(exact command)` : remember.text }
+      : {}),
     paths: input.paths.map(({ argument, displayPath, access }) => ({ argument, path: displayPath, access })),
   });
   let answer: ApprovalAnswer | 'timeout' | 'cancelled' | 'error';
@@ -389,7 +398,7 @@ export async function askPerson(
       ...(input.preview === undefined ? {} : { preview: input.preview }),
       paths: input.paths,
       choices,
-      ...(remember === undefined ? {} : { remember }),
+      ...(remember === undefined ? {} : { remember: remember.text }),
       signal: controller.signal,
     };
     answer = await Promise.race([Promise.resolve().then(() => approve(request)), cancelled]);
@@ -409,14 +418,16 @@ export async function askPerson(
   const approved = read.choice !== 'deny';
   // An allow_session that cannot be remembered counts once.
   const remembered = read.choice === 'allow_session' && remember !== undefined ? remember : undefined;
-  if (remembered !== undefined) context.approvals.remember(remembered, shell);
+  if (remembered !== undefined) context.approvals.remember(remembered);
   audit.emit('approval-resolved', {
     callId: input.callId,
     toolName: facts.name,
     approved,
     by: read.by,
     ...(approved ? { choice: remembered !== undefined ? 'allow_session' : 'allow_once' } : {}),
-    ...(remembered !== undefined ? { remembered } : {}),
+    ...(remembered !== undefined
+      ? { remembered: remembered.kind === 'exact' ? `${facts.name}(exact command)` : remembered.text }
+      : {}),
   });
   if (approved) {
     return {
@@ -427,7 +438,7 @@ export async function askPerson(
           remembered !== undefined
             ? 'a person allowed this for the rest of the session'
             : 'a person approved this call',
-        ...(remembered !== undefined ? { rule: remembered } : {}),
+        ...(remembered !== undefined && remembered.kind !== 'exact' ? { rule: remembered.text } : {}),
       },
     };
   }

@@ -86,19 +86,30 @@ describe('session approval memory', () => {
     assert.equal(ruled.asked[0]?.remember, undefined);
   });
 
-  it('remembers a shell command by its prefix rule, never for a compound command', async () => {
+  it('remembers a shell command by its prefix rule, and a compound command only exactly', async () => {
     const who = person(() => 'allow_session');
-    const h = await host({ approve: who.approve, approval: 'strict', sandbox: 'workspace_write' });
+    const sink = auditSink();
+    const h = await host({
+      approve: who.approve,
+      approval: 'strict',
+      sandbox: 'workspace_write',
+      onAudit: sink.onAudit,
+    });
     const bash = (command: string) => h.dispatch({ name: 'bash', arguments: { command } });
     assert.equal((await bash('ls -a')).status, 'ok');
     assert.equal(who.asked[0]?.remember, 'bash(ls:*)');
     assert.equal((await bash('ls -la .')).status, 'ok');
     assert.equal(who.asked.length, 1, 'the prefix rule covers it');
     await bash('ls -a && echo more');
-    assert.equal(who.asked.length, 2, 'a compound command is asked again');
-    assert.equal(who.asked[1]?.remember, undefined);
-    await bash('pwd');
+    assert.equal(who.asked.length, 2, 'a prefix rule never covers a compound command');
+    assert.equal(who.asked[1]?.remember, 'bash(ls -a && echo more)');
+    await bash('ls -a && echo more');
+    assert.equal(who.asked.length, 2, 'the same compound command is remembered exactly');
+    await bash('ls -a && echo other');
     assert.equal(who.asked.length, 3);
+    await bash('pwd');
+    assert.equal(who.asked.length, 4);
+    assert.ok(!JSON.stringify(sink.events).includes('echo more'), 'the audit log names no command');
     assert.equal(sessionPrefixRule('bash', 'git push origin main'), 'bash(git push:*)');
     assert.equal(sessionPrefixRule('bash', 'FOO=1 git push'), undefined);
     assert.equal(sessionPrefixRule('bash', 'echo $(id)'), undefined);
