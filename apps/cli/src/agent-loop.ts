@@ -336,6 +336,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           const result = batch.results[index];
           if (result) commit(rounds, toolMessage(call, result));
         });
+        // A hook (`continue: false`) or an extension asked to stop: the run ends, its reason is the person's.
+        if (batch.stop) {
+          throw new RunFailure('HOOK_BLOCKED', `${batch.stop.by} stopped the run: ${batch.stop.reason}`);
+        }
         // Between turns: the storm breaker's guidance, a person's interruption, and what background
         // jobs did since the last turn, as one note after the tool results.
         const notes: string[] = [];

@@ -13,6 +13,8 @@ export interface OpenHostOptions {
    * environment, and what an untrusted project configuration did not get is said on its stderr.
    */
   readonly io?: Pick<CliIo, 'env' | 'stderr'>;
+  /** Open the host's sessions (the default one included) in plan mode (`--plan`). */
+  readonly plan?: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       userConfigDir,
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.onAudit ? { onAudit: options.onAudit } : {}),
+      ...(options.plan ? { plan: true } : {}),
     });
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;

@@ -151,6 +151,7 @@ export const runCommand: CommandHandler = async ({
   const host = await openHost(globals, {
     io,
     ...(canPrompt(prompt) ? { approve: createApprovalPrompt(prompt) } : {}),
+    ...(values.plan === true ? { plan: true } : {}),
   });
   try {
     const { getDialect } = await import('@toolhost/provider-dialects');
