@@ -31,7 +31,13 @@ import { createHostSurfaces } from './host-surface.js';
 import type { HostExtension } from './host-extension.js';
 import { DEFAULT_CLIENT_INJECTED_KEYS } from './pipeline-context.js';
 import { type HostOptions, type HostSettings, resolveHostSettings } from './host-settings.js';
-import type { BatchResult, DispatchOptions, DispatchResult, ToolCall } from './host-types.js';
+import type {
+  ApproveCallback,
+  BatchResult,
+  DispatchOptions,
+  DispatchResult,
+  ToolCall,
+} from './host-types.js';
 import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
 import { createExitPlanModeTool } from './plan-mode.js';
 import type { ConfigLayerReport, IgnoredSetting } from './resolve-host-config.js';
@@ -275,6 +281,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 
     const stragglers = new Set<Promise<unknown>>();
     const open = new Map<string, Session>();
+    const sessionApprovers = new WeakMap<Session, ApproveCallback>();
     const ceiling = { sandbox, approval, surface };
     const registryRef = registry;
     const shellName = registry.has(shellToolName(platform))
@@ -307,6 +314,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         ? { ...input.parent.policy, sandbox: 'read_only' as const }
         : input.parent?.policy;
       const policy = narrowPolicy(parentCeiling ?? ceiling, input.options, readOnlyStrict);
+      const approveFor =
+        input.options.approve ??
+        (input.parent ? sessionApprovers.get(input.parent) : undefined) ??
+        options.approve;
       const session = createSession(
         {
           root,
@@ -342,7 +353,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           id: input.id,
           parentId: input.parent?.id ?? null,
           policy,
-          approve: input.options.approve ?? options.approve,
+          // A child asks the person its parent asks (a served session's MCP client, say).
+          approve: approveFor,
           persist: input.persist,
           readOnlyStrict,
           plan: input.parent ? false : ((input.options as SessionOptions).plan ?? hostPlan),
@@ -357,6 +369,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         },
       );
       open.set(input.id, session);
+      if (approveFor) sessionApprovers.set(session, approveFor);
       return session;
     };
 

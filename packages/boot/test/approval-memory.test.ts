@@ -68,6 +68,17 @@ describe('session approval memory', () => {
     assert.equal(who.asked.length, 3);
   });
 
+  it("asks a child session's questions of the person its parent session asks", async () => {
+    const hostPerson = person(() => 'deny');
+    const sessionPerson = person(() => 'allow_once');
+    const h = await host({ approve: hostPerson.approve });
+    const parent = await h.openSession({ persist: false, approve: sessionPerson.approve });
+    const child = await parent.openChild();
+    assert.equal((await child.dispatch(unknown('child'))).status, 'ok');
+    assert.equal(sessionPerson.asked.length, 1);
+    assert.equal(hostPerson.asked.length, 0);
+  });
+
   it('asks again after "allow once", and never remembers what a configured ask rule asks', async () => {
     const once = person(() => 'allow_once');
     const h = await host({ approve: once.approve });
