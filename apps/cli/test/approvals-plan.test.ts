@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { startFakeProvider } from './fake-provider.js';
 import { CLI, cliEnv, type Json, makeProject, runToolhost } from './helpers.js';
 
 function textOf(result: Json): string {
@@ -192,6 +193,53 @@ describe('session --plan', () => {
         'only plan mode lists exit_plan_mode',
       );
     } finally {
+      await project.cleanup();
+    }
+  });
+});
+
+describe('run --plan', () => {
+  it('offers exit_plan_mode to the model, refuses its writes (PLAN_NOT_APPROVED), and fails closed on exit_plan_mode without a terminal', async () => {
+    const project = await makeProject({ 'README.md': '# x\n' });
+    const fake = await startFakeProvider({
+      dialect: 'openai-chat',
+      script: (request) =>
+        request.turn === 0
+          ? {
+              calls: [
+                { name: 'write_file', arguments: { path: 'a.txt', content: 'x' } },
+                { name: 'exit_plan_mode', arguments: { plan: 'write a.txt' } },
+              ],
+            }
+          : { text: `results: ${request.results.map((result) => result.text.split(':')[0]).join(' ')}` },
+    });
+    try {
+      const result = await runToolhost(
+        [
+          'run',
+          '--plan',
+          '--sandbox',
+          'workspace_write',
+          '--provider',
+          'openai-compatible',
+          '--base-url',
+          fake.baseUrl,
+          '--model',
+          'fake-model',
+        ],
+        { cwd: project.root },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.ok(fake.requests[0]?.toolNames.includes('exit_plan_mode'));
+      assert.deepEqual(
+        fake.requests[0]?.toolNames,
+        fake.requests[1]?.toolNames,
+        'the same tools every round',
+      );
+      assert.match(result.stdout, /results: PLAN_NOT_APPROVED APPROVAL_REQUIRED/);
+      assert.ok(!existsSync(join(project.root, 'a.txt')));
+    } finally {
+      await fake.close();
       await project.cleanup();
     }
   });
