@@ -46,13 +46,21 @@ function frozenCopy<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
 
+/** One frozen copy per call, however many extensions look at it. */
+const frozenArguments = new WeakMap<ReadyCall, Readonly<Record<string, unknown>>>();
+
 function extensionCall(context: PipelineContext, call: ReadyCall, signal: AbortSignal): ExtensionCall {
+  let args = frozenArguments.get(call);
+  if (!args) {
+    args = frozenCopy(call.args);
+    frozenArguments.set(call, args);
+  }
   return {
     sessionId: context.sessionId,
     callId: call.callId,
     calledName: call.name,
     toolName: call.tool.name,
-    arguments: frozenCopy(call.args),
+    arguments: args,
     invocation: call.invocation,
     planning: context.plan?.active === true,
     signal,

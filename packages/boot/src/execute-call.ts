@@ -87,6 +87,8 @@ export async function executePreparedCall(
   /** Re-enters the pipeline at resolve with a replacement; `undefined` when the caller may go on. */
   const replace = (name: string, args: unknown, by: string): ExecutedCall | undefined => {
     replacements++;
+    // The replacement has not been permitted yet: the earlier decision was about another call.
+    permission = undefined;
     if (replacements > MAX_CALL_REPLACEMENTS) {
       return done({
         ok: false,
@@ -279,12 +281,13 @@ async function finishCall(
 ): Promise<ExecutedCall> {
   const { notes, scope } = input;
   let stop: StopRequest | undefined;
-  const needsResponse = context.hooks !== undefined || context.extensions.length > 0;
-  const response = needsResponse ? toolResponseOf(result) : undefined;
   const targets = [
     { name: call.tool.name, input: call.args },
     ...scope.mcpTargets.map((target) => ({ name: target.name, input: target.input })),
-  ];
+  ].filter((target) => context.hooks?.matches('PostToolUse', target.name) === true);
+  const observed = context.extensions.some((extension) => extension.afterCall !== undefined);
+  // The response is built only when someone reads it.
+  const response = targets.length > 0 || observed ? toolResponseOf(result) : undefined;
   for (const target of targets) {
     const post = await runToolHooks(
       context,
@@ -299,7 +302,7 @@ async function finishCall(
     for (const text of post.additionalContext) notes.push(contextNote('PostToolUse hook', text));
     if (post.stop) stop ??= { reason: post.stop.reason, by: 'hook:PostToolUse' };
   }
-  if (context.extensions.length > 0 && response) {
+  if (observed && response) {
     const after = await runAfterExtensions(context, call, response, input.cancel);
     notes.push(...after.notes);
     stop ??= after.stop;
