@@ -341,6 +341,52 @@ process.exit(0);`,
   });
 });
 
+describe('hook audit', () => {
+  it('records every hook decision in the audit log: block, deny, ask, allow, rewrite, continue, error', async () => {
+    const verdict = hookScript(
+      'verdicts',
+      `const command = String(input.tool_input?.command ?? '');
+const say = (decision, extra = {}) => reply({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: 'because', ...extra } });
+if (command === 'echo block') block('no');
+if (command === 'echo deny') say('deny');
+if (command === 'echo ask') say('ask');
+if (command === 'echo allow') say('allow');
+if (command === 'echo rewrite') reply({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'echo rewritten' } } });
+if (command === 'echo fail') process.exit(3);
+process.exit(0);`,
+    );
+    const sink = auditSink();
+    const h = await host(preBash(verdict), { onAudit: sink.onAudit, approve: () => 'allow_once' });
+    const expected: [string, string][] = [
+      ['echo block', 'block'],
+      ['echo deny', 'deny'],
+      ['echo ask', 'ask'],
+      ['echo allow', 'allow'],
+      ['echo rewrite', 'continue'],
+      ['echo plain', 'continue'],
+      ['echo fail', 'error'],
+    ];
+    for (const [command] of expected) await h.dispatch({ id: command, name: 'bash', arguments: { command } });
+    assert.deepEqual(
+      expected.map(([command]) =>
+        hookEvents(sink.events)
+          .filter((event) => event.callId === command)
+          .map((event) => event.verdict),
+      ),
+      expected.map(([, decided]) => [decided]),
+    );
+    const rewrite = hookEvents(sink.events).find((event) => event.callId === 'echo rewrite');
+    assert.equal(rewrite?.updatedInput, true);
+    for (const event of hookEvents(sink.events)) {
+      assert.equal(event.event, 'PreToolUse');
+      assert.equal(event.toolName, 'bash');
+      assert.equal(event.hook, 'hooks.PreToolUse[0].hooks[0]');
+      assert.equal(typeof event.durationMs, 'number');
+      assert.equal(event.sessionId, h.defaultSession().id);
+    }
+  });
+});
+
 describe('PostToolUse hooks', () => {
   it('receive tool_response, and their context and feedback reach the model after the result', async () => {
     writeFileSync(join(root.dir, 'notes.txt'), 'alpha beta\n');
