@@ -401,11 +401,24 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           details: { sessionId: id },
         });
       }
-      const snapshot = checkRestoreSnapshot(stored, root) as unknown as SessionSnapshot;
+      const raw = stored as Partial<SessionSnapshot>;
+      // The checked part, plus the session's own policy and plan phase as it left them (the policy is
+      // narrowed against the host's again; a malformed one is CONFIG_INVALID).
+      const policy = isObject(raw.policy)
+        ? {
+            ...(raw.policy.sandbox === undefined ? {} : { sandbox: raw.policy.sandbox }),
+            ...(raw.policy.approval === undefined ? {} : { approval: raw.policy.approval }),
+            ...(raw.policy.surface === undefined ? {} : { surface: raw.policy.surface }),
+          }
+        : {};
+      const snapshot = {
+        ...checkRestoreSnapshot(stored, root),
+        ...(isObject(raw.plan) ? { plan: { active: raw.plan.active === true } } : {}),
+      } as unknown as SessionSnapshot;
       return start({
         id,
         parent: undefined,
-        options: { ...(snapshot.policy ?? {}), ...sessionOptions },
+        options: { ...policy, ...sessionOptions },
         restore: snapshot,
         persist: true,
       });
@@ -543,6 +556,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
     throw error;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Checks `extensions`: each an object with a non-empty `name` and function hooks. */

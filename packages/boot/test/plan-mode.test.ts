@@ -141,6 +141,38 @@ describe('plan mode', () => {
     assert.match(outside.output, /not in a plan phase/);
   });
 
+  it('keeps the plan phase across a resume, and the approval too', async () => {
+    const first = await host({ approve: () => true });
+    const planned = await first.openSession({ plan: true });
+    const fingerprint = planned.surfaceFingerprint();
+    await planned.close();
+    await first.close();
+    const second = await host({ approve: () => true });
+    const resumed = await second.resumeSession(planned.id);
+    assert.equal(resumed.planning, true, 'a resumed session is still planning');
+    assert.equal(resumed.surfaceFingerprint(), fingerprint);
+    assert.equal((await resumed.dispatch(write)).error?.code, 'PLAN_NOT_APPROVED');
+    assert.equal((await resumed.dispatch(exitPlan)).status, 'ok');
+    await resumed.close();
+    await second.close();
+    const third = await host();
+    const again = await third.resumeSession(planned.id);
+    assert.equal(again.planning, false, 'the approval was kept');
+    assert.equal(again.surfaceFingerprint(), fingerprint, 'exit_plan_mode stays on the surface');
+    assert.equal((await again.dispatch(write)).status, 'ok');
+  });
+
+  it('regression: a resumed session keeps its own narrower sandbox (the policy was dropped on resume)', async () => {
+    const first = await host();
+    const narrow = await first.openSession({ sandbox: 'read_only' });
+    await narrow.close();
+    await first.close();
+    const second = await host();
+    const resumed = await second.resumeSession(narrow.id);
+    assert.equal(resumed.policy.sandbox, 'read_only');
+    assert.equal((await resumed.dispatch(write)).error?.code, 'PERMISSION_DENIED');
+  });
+
   it('refuses present by name, writers and MCP tools not known to be read-only (planDenial)', () => {
     const facts = (overrides: Record<string, unknown>) => ({
       name: 'x',
