@@ -255,7 +255,7 @@ export const ERROR_CODES = {
   },
   HOOK_BLOCKED: {
     kind: 'blocked',
-    summary: "A configured hook or a host extension refused this call; the action was not performed.",
+    summary: 'A configured hook or a host extension refused this call; the action was not performed.',
     recovery: "read the hook's reason, then change the call to satisfy it or explain what you need",
   },
   PLAN_NOT_APPROVED: {
