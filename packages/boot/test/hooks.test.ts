@@ -469,6 +469,36 @@ describe('hook configuration', () => {
     assert.ok(existsSync(marker), 'an explicit configuration runs its hooks');
   });
 
+  it("runs hooks under the shell sandbox's environment rules: a host API_TOKEN stays hidden, PATH passes, the project dir is set", async () => {
+    const saved = { API_TOKEN: process.env.API_TOKEN, TOOLHOST_HOOK_PROBE: process.env.TOOLHOST_HOOK_PROBE };
+    process.env.API_TOKEN = 'hook-env-secret-value';
+    process.env.TOOLHOST_HOOK_PROBE = 'not-on-the-allowlist';
+    try {
+      const probe = hookScript(
+        'env-probe',
+        `log('env', {
+  token: process.env.API_TOKEN ?? null,
+  probe: process.env.TOOLHOST_HOOK_PROBE ?? null,
+  path: typeof process.env.PATH === 'string' && process.env.PATH.length > 0,
+  projectDir: process.env.TOOLHOST_PROJECT_DIR ?? null,
+  claudeProjectDir: process.env.CLAUDE_PROJECT_DIR ?? null,
+});
+process.exit(0);`,
+      );
+      const h = await host({ PreToolUse: [{ matcher: 'ls', hooks: [{ type: 'command', command: probe }] }] });
+      const listed = await h.dispatch({ name: 'ls', arguments: {} });
+      assert.equal(listed.status, 'ok', listed.output);
+      assert.deepEqual(hookLog('env'), [
+        { token: null, probe: null, path: true, projectDir: root.dir, claudeProjectDir: root.dir },
+      ]);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('refuses unknown events, other hook types and matchers that are not linear-time regular expressions', async () => {
     for (const [hooks, field] of [
       [{ Stop: [] }, 'hooks.Stop'],
