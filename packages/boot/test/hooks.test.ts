@@ -315,7 +315,7 @@ process.exit(0);`,
     );
   });
 
-  it('start no server process when a hook blocks mcp_connect__<server>', async () => {
+  it('start no server process when a hook blocks mcp_connect__<server> (mcp-server:<server> and an MCP tool of it)', async () => {
     const marker = join(root.dir, 'server-started');
     const server = {
       command: process.execPath,
@@ -334,6 +334,14 @@ process.exit(0);`,
     assert.equal(result.error?.code, 'HOOK_BLOCKED', result.output);
     assert.match(result.output, /this server is not allowed today/);
     assert.ok(!existsSync(marker), 'no process was started');
+    // Connecting the server itself (mcp-server:<server>) is the same call at the same seam.
+    const connect = await blocked.dispatch({
+      name: 'use_capability',
+      arguments: { action: 'call', capability_id: 'mcp-server:marker' },
+    });
+    assert.equal(connect.error?.code, 'HOOK_BLOCKED', connect.output);
+    assert.match(connect.output, /this server is not allowed today/);
+    assert.ok(!existsSync(marker), 'no process was started for mcp-server:marker');
     // The same server without the hook does start (the marker proves the test can see a start).
     const open = await host({}, { config: { mcpServers: { marker: server } } });
     await open.dispatch(call);
