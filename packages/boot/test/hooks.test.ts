@@ -3,7 +3,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { type AuditEvent, createHost, type Host, type HooksConfig, type HostOptions } from '../src/index.js';
+import {
+  type AuditEvent,
+  configDigest,
+  createHost,
+  type Host,
+  type HooksConfig,
+  type HostOptions,
+  writeProjectTrust,
+} from '../src/index.js';
 import { auditSink, tempRoot } from './helpers.js';
 
 const require = createRequire(import.meta.url);
@@ -475,6 +483,42 @@ describe('hook configuration', () => {
     hosts.push(explicit);
     assert.equal((await explicit.dispatch({ name: 'read_file', arguments: { path: 'a.txt' } })).status, 'ok');
     assert.ok(existsSync(marker), 'an explicit configuration runs its hooks');
+  });
+
+  it("runs the user's own hooks beside an untrusted project's (whose hooks are ignored), and a trusted project's hooks too", async () => {
+    const userDir = join(outside.dir, 'user');
+    mkdirSync(userDir, { recursive: true });
+    const userHook = hookScript('user-hook', `log('user', input.tool_name); process.exit(0);`);
+    const projectHook = hookScript('project-hook', `log('project', input.tool_name); process.exit(0);`);
+    const userConfig = join(userDir, 'config.json');
+    writeFileSync(userConfig, JSON.stringify({ hooks: preBash(userHook) }));
+    const projectConfig = join(root.dir, 'toolhost.config.json');
+    writeFileSync(projectConfig, JSON.stringify({ hooks: preBash(projectHook) }));
+    const open = async () => {
+      const created = await createHost({
+        root: root.dir,
+        sandbox: 'workspace_write',
+        userConfig,
+        userConfigDir: userDir,
+      });
+      hosts.push(created);
+      return created;
+    };
+    const untrusted = await open();
+    assert.deepEqual(
+      untrusted.configReport.ignored.map((entry) => entry.field),
+      ['hooks.PreToolUse[0].hooks[0]'],
+    );
+    assert.equal((await untrusted.dispatch({ name: 'bash', arguments: { command: 'true' } })).status, 'ok');
+    assert.deepEqual(hookLog('user'), ['bash']);
+    assert.deepEqual(hookLog('project'), [], 'the untrusted project hook did not run');
+    // `toolhost trust` approves these exact bytes: the project's hooks run after the user's.
+    writeProjectTrust(userDir, projectConfig, configDigest(readFileSync(projectConfig)));
+    const trusted = await open();
+    assert.deepEqual(trusted.configReport.ignored, []);
+    assert.equal((await trusted.dispatch({ name: 'bash', arguments: { command: 'true' } })).status, 'ok');
+    assert.deepEqual(hookLog('user'), ['bash', 'bash']);
+    assert.deepEqual(hookLog('project'), ['bash']);
   });
 
   it("runs hooks under the shell sandbox's environment rules: a host API_TOKEN stays hidden, PATH passes, the project dir is set", async () => {
