@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   type AuditEvent,
+  compileHookMatcher,
   configDigest,
   createHost,
   type Host,
@@ -549,6 +550,30 @@ process.exit(0);`,
         else process.env[name] = value;
       }
     }
+  });
+
+  it('reads matchers as Claude Code does: a plain name or a|b list matches whole names, anything else is a regular expression searched in the name', () => {
+    const names = [
+      'bash',
+      'bash_output',
+      'write_file',
+      'edit_file',
+      'mcp__github__create_issue',
+      'mcp_connect__github',
+    ];
+    const matching = (matcher: string | undefined) => {
+      const compiled = compileHookMatcher(matcher);
+      assert.ok(compiled.ok, String(matcher));
+      return names.filter((name) => compiled.value.matches(name));
+    };
+    assert.deepEqual(matching('bash'), ['bash']);
+    assert.deepEqual(matching('write_file|edit_file'), ['write_file', 'edit_file']);
+    assert.deepEqual(matching('mcp__github__.*'), ['mcp__github__create_issue']);
+    assert.deepEqual(matching('^mcp_connect__'), ['mcp_connect__github']);
+    assert.deepEqual(matching('_file$'), ['write_file', 'edit_file']);
+    assert.deepEqual(matching(undefined), names);
+    assert.deepEqual(matching('*'), names);
+    assert.deepEqual(matching(''), names);
   });
 
   it('refuses unknown events, other hook types and matchers that are not linear-time regular expressions', async () => {
