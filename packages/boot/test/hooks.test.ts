@@ -301,7 +301,13 @@ process.exit(0);`,
       {
         config: {
           mcpServers: {
-            everything: { command: process.execPath, args: [everythingBin, 'stdio'], trusted: true },
+            // A generous handshake: the machine running the suite may be loaded.
+            everything: {
+              command: process.execPath,
+              args: [everythingBin, 'stdio'],
+              trusted: true,
+              timeouts: { handshakeMs: 60_000 },
+            },
           },
         },
       },
