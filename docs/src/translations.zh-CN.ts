@@ -93,6 +93,10 @@ export const TOOL_DESCRIPTIONS_ZH: Readonly<Record<string, Translation>> = {
     en: 'Delete one named definition from a source file using its syntax tree: a function, a method (Go: Type.Method), a type, class, interface, enum, variable or constant, together with the doc comment directly above it and its decorators, attributes or annotations. Go, TypeScript, JavaScript, Python, Rust, Java, C and C++. Requires a current observation of the file (read any window of it with read_file first). The file must parse without errors before and after the deletion, or nothing is written. An ambiguous name is refused with the candidates (qualify it as Container.name or pass kind); an unknown one with close names. The result shows a unified diff. For text that is not one definition use delete_range.',
     zh: '借助语法树从源文件中删除一个具名定义：函数、方法（Go 中写作 Type.Method）、类型、类、接口、枚举、变量或常量，连同紧挨在它上方的文档注释以及它的装饰器、属性或注解一起删除。支持 Go、TypeScript、JavaScript、Python、Rust、Java、C 和 C++。要求对该文件有当前观察（先用 read_file 读取它的任意窗口）。删除前后文件都必须能无错误地解析，否则不写入任何内容。名称有歧义时会被拒绝并列出候选（用 Container.name 限定，或传入 kind）；名称不存在时会列出相近的名称。结果给出统一格式的 diff。要删除的文本不是单个定义时请用 delete_range。',
   },
+  exit_plan_mode: {
+    en: 'Present your plan for approval and leave plan mode. This session started in a plan phase: explore and read freely, but editing files, writing or destructive tools and commands that change files are refused (PLAN_NOT_APPROVED) until a person approves a plan. When you know what to do, call this once with the complete plan (steps, files to change, how you will check the result). If it is approved, the session continues with its configured permissions and you carry out the plan; if it is declined, keep planning and revise it.',
+    zh: '提交你的计划以供批准并退出计划模式。本会话以计划阶段开始：可以自由探索和读取，但在有人批准计划之前，编辑文件、会写入或具破坏性的工具以及会改动文件的命令都会被拒绝（PLAN_NOT_APPROVED）。当你知道要做什么时，用完整的计划（步骤、要修改的文件、你将如何检查结果）调用一次本工具。计划获批后，会话按其配置的权限继续，由你执行该计划；若被拒绝，请继续规划并修改计划。',
+  },
   notebook_edit: {
     en: 'Edit one cell of a Jupyter notebook (.ipynb): replace its source (edit_mode="replace", the default), insert a new cell after it (edit_mode="insert", needs cell_type; cell_number=-1 inserts at the start, no cell at the end), or delete it (edit_mode="delete"). Select the cell by its 0-based cell_number or its cell_id, as read_file of the notebook shows them. Replacing a code cell clears its outputs and execution count; cell_type converts a cell. The notebook stays valid nbformat 4: new cells get ids when the notebook has them, and the rest of the file (key order, indentation, other cells) is kept byte for byte. Requires a current observation of the notebook (read it with read_file first).',
     zh: '编辑 Jupyter notebook（.ipynb）中的一个 cell：替换它的源码（edit_mode="replace"，默认），在它之后插入一个新 cell（edit_mode="insert"，需要 cell_type；cell_number=-1 表示插入到最前面，不指定 cell 则插入到末尾），或删除它（edit_mode="delete"）。用从 0 开始的 cell_number 或 cell_id 选择 cell，二者都以 read_file 读取该 notebook 时显示的为准。替换代码 cell 的源码会清除它的输出和执行计数；cell_type 可以转换 cell 的类型。notebook 始终保持为有效的 nbformat 4：notebook 带有 id 时新 cell 也会得到 id，文件的其余部分（键的顺序、缩进、其他 cell）逐字节保持不变。要求对该 notebook 有当前观察（先用 read_file 读取它）。',
@@ -525,14 +529,24 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '用 get_goal 重新读取目标，并用它当前的 revision 重试',
     },
   },
-  PLAN_NOT_APPROVED: {
+  HOOK_BLOCKED: {
     summary: {
-      en: 'The session is in its plan phase, which does not allow this call until the plan is approved.',
-      zh: '会话处于计划阶段，在计划获批之前不允许这次调用。',
+      en: 'A configured hook or a host extension refused this call; the action was not performed.',
+      zh: '已配置的 hook 或宿主扩展拒绝了此调用；该操作未执行。',
     },
     recovery: {
-      en: 'finish the plan and have it approved (exit_plan_mode) first',
-      zh: '先完成计划并让它获得批准（exit_plan_mode）',
+      en: "read the hook's reason, then change the call to satisfy it or explain what you need",
+      zh: '阅读 hook 给出的原因，然后修改调用以满足它，或说明你需要什么',
+    },
+  },
+  PLAN_NOT_APPROVED: {
+    summary: {
+      en: 'The session is in its plan phase: editing tools and tools that write or delete are refused until a person approves the plan.',
+      zh: '会话处于计划阶段：在有人批准计划之前，编辑类工具以及会写入或删除的工具都会被拒绝。',
+    },
+    recovery: {
+      en: 'keep exploring read-only, then call exit_plan_mode with your plan and wait for its approval',
+      zh: '继续以只读方式探索，然后用你的计划调用 exit_plan_mode 并等待批准',
     },
   },
   COMPRESS_RANGE_INVALID: {

@@ -469,7 +469,16 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       const goal = session ? runGoal(session.goal(), goalRounds) : null;
       const deliverables = session ? [...session.deliverables()] : [];
       const { status, rounds: used, answer, error } = outcome;
-      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage }, goal, deliverables });
+      onEvent({
+        type: 'run-finished',
+        status,
+        rounds: used,
+        answer,
+        error,
+        usage: { ...usage },
+        goal,
+        deliverables,
+      });
       return { ...outcome, goal, deliverables, lastText, messages: [...conversation.messages] };
     };
     try {
@@ -574,6 +583,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           const result = batch.results[index];
           if (result) commit(rounds, toolMessage(call, result));
         });
+        // A hook (`continue: false`) or an extension asked to stop: the run ends, its reason is the person's.
+        if (batch.stop) {
+          throw new RunFailure('HOOK_BLOCKED', `${batch.stop.by} stopped the run: ${batch.stop.reason}`);
+        }
         // Between turns: the storm breaker's guidance, a person's interruption, and what background
         // jobs did since the last turn, as one note after the tool results.
         const notes: string[] = [];

@@ -10,11 +10,6 @@ export interface ApprovalPromptOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** What "always for this run" remembers: the tool and, when it has one, the subject (the command). */
-function approvalKey(request: ApprovalRequest): string {
-  return `${request.toolName}\u0000${request.subject ?? ''}`;
-}
-
 /**
  * Whether a person can be asked: both the input and the prompt's output are terminals. Without one
  * the CLI passes no approval callback and the host fails closed (`APPROVAL_REQUIRED`).
@@ -24,21 +19,22 @@ export function canPrompt(options: Pick<ApprovalPromptOptions, 'input' | 'output
 }
 
 /**
- * An approval callback that asks on the terminal: `y` allows once, `a` allows the same tool (and
- * the same command, for shells) for the rest of this run, anything else denies. Questions are asked
- * one at a time even when parallel calls need approval together. When the host withdraws the
- * request (approval timeout, cancelled call) the question is closed and the call is denied; Ctrl-C
- * at the question denies too.
+ * An approval callback that asks on the terminal with the host's three answers: `y` allows once
+ * (`allow_once`), `a` allows for the rest of this session (`allow_session`: the session remembers
+ * the tool, or the shown prefix rule for a command, and does not ask again), anything else denies.
+ * `a` is offered only when the request says what it would remember. Questions are asked one at a
+ * time even when parallel calls need approval together. When the host withdraws the request
+ * (approval timeout, cancelled call) the question is closed and the call is denied; Ctrl-C at the
+ * question denies too.
  */
 export function createApprovalPrompt(options: ApprovalPromptOptions): ApproveCallback {
   const style = createStyler(options.output, options.env);
-  const always = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
 
   const ask = (request: ApprovalRequest): Promise<ApprovalAnswer> =>
     new Promise<ApprovalAnswer>((resolve) => {
-      if (always.has(approvalKey(request))) return resolve(true);
-      if (request.signal.aborted) return resolve({ approved: false, reason: 'the request was withdrawn' });
+      if (request.signal.aborted) return resolve({ decision: 'deny', reason: 'the request was withdrawn' });
+      const session = request.choices.includes('allow_session') ? request.remember : undefined;
       const paths = request.paths.map((path) => `${path.access} ${path.displayPath}`).join(', ');
       options.output.write(
         [
@@ -64,22 +60,24 @@ export function createApprovalPrompt(options: ApprovalPromptOptions): ApproveCal
       };
       const withdrawn = () => {
         options.output.write(`\n${style.dim('(approval withdrawn)')}\n`);
-        finish({ approved: false, reason: 'the approval request timed out or was cancelled' });
+        finish({ decision: 'deny', reason: 'the approval request timed out or was cancelled' });
       };
       request.signal.addEventListener('abort', withdrawn, { once: true });
       lines.on('SIGINT', () =>
-        finish({ approved: false, reason: 'the person pressed Ctrl-C at the approval prompt' }),
+        finish({ decision: 'deny', reason: 'the person pressed Ctrl-C at the approval prompt' }),
       );
-      lines.on('close', () => finish({ approved: false, reason: 'no answer' }));
-      lines.question('Allow? [y] once  [a] always for this run  [N] deny: ', (reply) => {
+      lines.on('close', () => finish({ decision: 'deny', reason: 'no answer' }));
+      const question = session
+        ? `Allow? [y] once  [a] for this session (${session})  [N] deny: `
+        : 'Allow? [y] once  [N] deny: ';
+      lines.question(question, (reply) => {
         const choice = reply.trim().toLowerCase();
-        if (choice === 'a' || choice === 'always') {
-          always.add(approvalKey(request));
-          finish(true);
+        if (session && (choice === 'a' || choice === 'always' || choice === 'session')) {
+          finish('allow_session');
         } else if (choice === 'y' || choice === 'yes') {
-          finish(true);
+          finish('allow_once');
         } else {
-          finish({ approved: false, reason: 'the person declined' });
+          finish({ decision: 'deny', reason: 'the person declined' });
         }
       });
     });

@@ -130,7 +130,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'session',
     summary: 'JSON Lines on stdin/stdout through one host',
-    usage: ['session [--session-id ID | --resume ID] [--drain-ms MS] < calls.jsonl'],
+    usage: ['session [--session-id ID | --resume ID] [--drain-ms MS] [--plan] < calls.jsonl'],
     description:
       'One session of one host for the whole stream and one output line per input line, flushed at once, in ' +
       'input order. Input: {"id","name","arguments"} (arguments an object or a JSON string) or ' +
@@ -149,6 +149,10 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'start a new session with this id (letters, digits, _ and -)',
       },
       resume: { type: 'string', valueName: 'ID', description: 'continue the session with this id' },
+      plan: {
+        type: 'boolean',
+        description: 'start in plan mode: read-only until a person approves a plan through exit_plan_mode',
+      },
       'drain-ms': {
         type: 'string',
         valueName: 'MS',
@@ -162,13 +166,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'serve',
     summary: 'the same surface as an MCP server (stdio, or Streamable HTTP)',
-    usage: ['serve', 'serve --http PORT'],
+    usage: ['serve [--plan]', 'serve --http PORT [--plan]'],
     description:
       'Serves the provider surface over MCP: stdio by default; with --http, Streamable HTTP at ' +
       'http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the URL is printed on stderr). HTTP requests ' +
       'whose Host or Origin is not this loopback server are refused (DNS rebinding). Annotations become MCP ' +
-      'hints, long calls report progress, cancellation stops the call, and shutting down ends jobs and servers.',
+      'hints, long calls report progress, cancellation stops the call, and shutting down ends jobs and servers. ' +
+      'A call that needs approval is asked of the client with elicitation/create when it supports it (allow ' +
+      'once, allow for this session, deny); without it the call fails closed naming the rule or flag that allows it.',
     options: {
+      plan: {
+        type: 'boolean',
+        description: 'start in plan mode: read-only until a person approves a plan through exit_plan_mode',
+      },
       http: { type: 'string', valueName: 'PORT', description: 'serve Streamable HTTP on 127.0.0.1:PORT' },
       'allow-origin': {
         type: 'string',
@@ -187,7 +197,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'the reference agent loop against a model provider',
     usage: [
       'run [TASK] [--provider PROVIDER] [--model MODEL] [--base-url URL]',
-      '    [--dialect DIALECT] [--max-rounds N] [--transcript FILE] [--json]',
+      '    [--dialect DIALECT] [--max-rounds N] [--transcript FILE] [--json] [--plan]',
       '    [--planner] [--subagent-model MODEL] [--subagent-max-rounds N]',
     ],
     description:
@@ -232,6 +242,10 @@ export const COMMANDS: readonly CommandSpec[] = [
         valueName: 'N',
         description:
           "a subagent's step limit; past it the subagent is partial and retryable (default: --max-rounds)",
+      },
+      plan: {
+        type: 'boolean',
+        description: 'start in plan mode: read-only until a person approves a plan through exit_plan_mode',
       },
     },
     positionals: { min: 0, max: 1, names: '[TASK]' },

@@ -6,7 +6,15 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DispatchOptions, DispatchResult, Session } from '@toolhost/boot';
+import type {
+  ApprovalAnswer,
+  ApprovalChoice,
+  ApprovalRequest,
+  ApproveCallback,
+  DispatchOptions,
+  DispatchResult,
+  Session,
+} from '@toolhost/boot';
 import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
 
 /** Options of {@link createMcpServer}. */
@@ -160,6 +168,82 @@ export function createMcpServer(session: Session, options: McpServerOptions): Se
     }
   });
   return server;
+}
+
+const CHOICE_TITLES: Readonly<Record<ApprovalChoice, string>> = {
+  allow_once: 'Allow once',
+  allow_session: 'Allow for this session',
+  deny: 'Deny',
+};
+
+/**
+ * The question an approval becomes for an MCP client: the tool, why it needs approval and what
+ * each choice means, without any argument value (no command, path or plan text: the client shows
+ * the call itself).
+ */
+export function elicitationMessage(request: ApprovalRequest): string {
+  const what =
+    request.toolName === 'exit_plan_mode'
+      ? 'toolhost asks you to approve the plan in the exit_plan_mode call and leave plan mode'
+      : `toolhost asks whether the tool "${request.toolName}" may run`;
+  const session = request.choices.includes('allow_session')
+    ? request.category === 'shell'
+      ? ' "Allow for this session" also runs later commands that start with the same words (or the same command) without asking.'
+      : ` "Allow for this session" also runs later calls of "${request.toolName}" in this MCP session without asking.`
+    : '';
+  return `${what} (sandbox ${request.sandbox}, approval ${request.approval}): ${request.reason}.${session}`;
+}
+
+/**
+ * The approval callback of a `serve` session: when the MCP client declared the elicitation
+ * capability (form mode), each approval is sent to it as `elicitation/create` with the choices
+ * (allow once, allow for this session when the host can remember it, deny); `accept` with a
+ * choice acts on it (`accept` without one allows once), `decline` and `cancel` deny. Without the
+ * capability it answers `unavailable`, so the call fails closed (`APPROVAL_REQUIRED`) naming what
+ * would allow it. The host's approval timeout and the call's cancellation withdraw the request.
+ */
+export function createElicitationApprover(server: () => Server | undefined): ApproveCallback {
+  return async (request): Promise<ApprovalAnswer> => {
+    const current = server();
+    if (!current?.getClientCapabilities()?.elicitation?.form) {
+      return { decision: 'unavailable', reason: 'the MCP client does not support elicitation' };
+    }
+    const choices = [...request.choices];
+    const result = await current.elicitInput(
+      {
+        mode: 'form',
+        message: elicitationMessage(request),
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            decision: {
+              type: 'string',
+              title: 'Decision',
+              enum: choices,
+              enumNames: choices.map((choice) => CHOICE_TITLES[choice]),
+            },
+          },
+          required: ['decision'],
+        },
+      },
+      // The host's approval timeout governs (it fires the signal), not the SDK's default.
+      { signal: request.signal, timeout: 86_400_000 },
+    );
+    if (result.action !== 'accept') {
+      return {
+        decision: 'deny',
+        reason:
+          result.action === 'decline'
+            ? 'the MCP client declined it'
+            : 'the MCP client cancelled the question',
+      };
+    }
+    const decision = result.content?.decision;
+    if (decision === undefined) return 'allow_once';
+    return typeof decision === 'string' && (choices as string[]).includes(decision)
+      ? (decision as ApprovalChoice)
+      : { decision: 'deny', reason: 'the MCP client answered with an unknown choice' };
+  };
 }
 
 /** What is wrong with a `tools/call` request's params, value-free, or `undefined` when nothing is. */

@@ -20,6 +20,8 @@ export interface OpenHostOptions {
   readonly network?: boolean;
   /** Register the conversation tools (`compress`): only a command whose loop owns a conversation (`run`). */
   readonly conversationTools?: boolean;
+  /** Open the host's sessions (the default one included) in plan mode (`--plan`). */
+  readonly plan?: boolean;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       ...(options.network === true ? { network: true } : {}),
       ...(options.subagents ? { subagents: options.subagents } : {}),
       ...(options.conversationTools ? { conversationTools: true } : {}),
+      ...(options.plan ? { plan: true } : {}),
     });
   } catch (error) {
     await telemetry?.shutdown();

@@ -68,6 +68,8 @@ export interface SessionResult {
    * root, descriptions and sizes; never file contents).
    */
   readonly deliverables?: readonly SessionDeliverable[];
+  /** A hook's or an extension's request that the driver stop (the reason is for the person). */
+  readonly stop?: { readonly reason: string; readonly by: string };
 }
 
 /** A deliverable as a result line shows it. */
@@ -214,6 +216,7 @@ export function sessionResult(result: DispatchResult, id: SessionId, notice?: st
     ...(notice ? { notice } : {}),
     ...(extra.length > 0 ? { content: [{ type: 'text', text: result.output }, ...extra] } : {}),
     ...(deliverables ? { deliverables } : {}),
+    ...(result.stop ? { stop: result.stop } : {}),
   };
 }
 

@@ -27,6 +27,9 @@ export type AuditEventType =
   | 'subagent-started'
   | 'subagent-finished'
   | 'goal-round-started'
+  | 'hook-decided'
+  | 'extension-decided'
+  | 'plan-approved'
   | 'host-closed';
 
 /**

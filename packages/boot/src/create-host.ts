@@ -27,15 +27,24 @@ import type { PathPolicy } from '@toolhost/path-policy';
 import type { DialectName } from '@toolhost/provider-dialects';
 import type { ObservationStore } from '@toolhost/read-evidence';
 import { type AuditLog, createAuditLog } from './audit-log.js';
-import { createSession, narrowPolicy, type SessionServices } from './create-session.js';
+import { createSession, narrowPolicy, type SessionServices, sessionStarted } from './create-session.js';
 import { markDelegatingTool } from './delegating-tools.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { createHostSurfaces } from './host-surface.js';
+import type { HostExtension } from './host-extension.js';
 import { DEFAULT_CLIENT_INJECTED_KEYS } from './pipeline-context.js';
 import { type HostOptions, type HostSettings, resolveHostSettings } from './host-settings.js';
-import type { BatchResult, DispatchOptions, DispatchResult, ToolCall } from './host-types.js';
+import type {
+  ApproveCallback,
+  BatchResult,
+  DispatchOptions,
+  DispatchResult,
+  ToolCall,
+} from './host-types.js';
 import type { HostConfig, SurfaceProfile } from './parse-host-config.js';
+import { createExitPlanModeTool } from './plan-mode.js';
 import type { ConfigLayerReport, IgnoredSetting } from './resolve-host-config.js';
+import { createHookRunner } from './run-hooks.js';
 import { type HostPlatform, shellToolName, USE_CAPABILITY } from './select-surface.js';
 import { checkRestoreSnapshot, type HostSnapshot, hostSnapshotOf } from './session-snapshot.js';
 import { MAX_MODEL_RESULT_BYTES } from './shape-result.js';
@@ -221,6 +230,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         pathPolicy,
         conversationTools: options.conversationTools === true,
       }),
+      // Hidden: only a plan-mode session's surface lists it.
+      createExitPlanModeTool({ planOf: (context) => servicesOf(context).plan }),
     ];
     // The subagent tools exist only when the embedding loop can run subagents. Each session's
     // lineage (its root session and depth) is what their results are kept and read by.
@@ -279,7 +290,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       platform,
       candidates: new Set([...builtins.map((tool) => tool.name), USE_CAPABILITY]),
     });
-    const hostSurface = surfaceFor(sandbox, surface);
+    const hostPlan = options.plan === true;
+    const hostSurface = surfaceFor(sandbox, surface, hostPlan);
+    const extensions = checkExtensions(options.extensions);
+    const hooks =
+      settings.config.hooks.length > 0
+        ? createHookRunner({ hooks: settings.config.hooks, cwd: root })
+        : undefined;
 
     const audit = openAudit(options, settings);
     audit.emit('host-created', {
@@ -302,6 +319,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 
     const stragglers = new Set<Promise<unknown>>();
     const open = new Map<string, Session>();
+    const sessionApprovers = new WeakMap<Session, ApproveCallback>();
     const ceiling = { sandbox, approval, surface };
     const registryRef = registry;
     const shellName = registry.has(shellToolName(platform))
@@ -329,7 +347,15 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       if (open.has(input.id))
         throw configError('sessionId', `session ${input.id} is already open in this host`);
       const readOnlyStrict = input.options.readOnlyStrict === true;
-      const policy = narrowPolicy(input.parent?.policy ?? ceiling, input.options, readOnlyStrict);
+      // A child of a session that is still planning may not write either.
+      const parentCeiling = input.parent?.planning
+        ? { ...input.parent.policy, sandbox: 'read_only' as const }
+        : input.parent?.policy;
+      const policy = narrowPolicy(parentCeiling ?? ceiling, input.options, readOnlyStrict);
+      const approveFor =
+        input.options.approve ??
+        (input.parent ? sessionApprovers.get(input.parent) : undefined) ??
+        options.approve;
       const parentLineage = input.parent ? lineages.get(input.parent.id) : undefined;
       const session = createSession(
         {
@@ -350,6 +376,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           untrustedServers: settings.untrustedServers,
           shellName,
           clientInjectedKeys,
+          hooks,
+          extensions,
           surfaceFor,
           conversationTools: options.conversationTools === true,
           register: (entry) => services.set(entry.id, entry),
@@ -367,9 +395,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           id: input.id,
           parentId: input.parent?.id ?? null,
           policy,
-          approve: input.options.approve ?? options.approve,
+          // A child asks the person its parent asks (a served session's MCP client, say).
+          approve: approveFor,
           persist: input.persist,
           readOnlyStrict,
+          plan: input.parent ? false : ((input.options as SessionOptions).plan ?? hostPlan),
           restore: input.restore,
           conversation: input.options.conversation,
           openChild: async (parent, childOptions) =>
@@ -387,6 +417,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         depth: input.parent ? (parentLineage?.depth ?? 0) + 1 : 0,
         persistent: parentLineage?.persistent ?? input.parent?.persistent ?? input.persist,
       });
+      if (approveFor) sessionApprovers.set(session, approveFor);
       return session;
     };
 
@@ -418,11 +449,24 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           details: { sessionId: id },
         });
       }
-      const snapshot = checkRestoreSnapshot(stored, root) as unknown as SessionSnapshot;
+      const raw = stored as Partial<SessionSnapshot>;
+      // The checked part, plus the session's own policy and plan phase as it left them (the policy is
+      // narrowed against the host's again; a malformed one is CONFIG_INVALID).
+      const policy = isObject(raw.policy)
+        ? {
+            ...(raw.policy.sandbox === undefined ? {} : { sandbox: raw.policy.sandbox }),
+            ...(raw.policy.approval === undefined ? {} : { approval: raw.policy.approval }),
+            ...(raw.policy.surface === undefined ? {} : { surface: raw.policy.surface }),
+          }
+        : {};
+      const snapshot = {
+        ...checkRestoreSnapshot(stored, root),
+        ...(isObject(raw.plan) ? { plan: { active: raw.plan.active === true } } : {}),
+      } as unknown as SessionSnapshot;
       return start({
         id,
         parent: undefined,
-        options: { ...(snapshot.policy ?? {}), ...sessionOptions },
+        options: { ...policy, ...sessionOptions },
         restore: snapshot,
         persist: true,
       });
@@ -518,8 +562,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       modelTools: () => hostSurface.modelTools,
       surfaceFingerprint: () => hostSurface.fingerprint,
       providerTools: (dialect, compileOptions) => hostSurface.providerTools(dialect, compileOptions),
-      openSession: async (sessionOptions) => openNew(sessionOptions),
-      resumeSession: async (id, sessionOptions) => resume(id, sessionOptions),
+      openSession: async (sessionOptions) => {
+        const session = openNew(sessionOptions);
+        await sessionStarted(session);
+        return session;
+      },
+      resumeSession: async (id, sessionOptions) => {
+        const session = resume(id, sessionOptions);
+        await sessionStarted(session);
+        return session;
+      },
       sessions: () => [...open.values()],
       defaultSession: getDefault,
       dispatch: async (call, dispatchOptions) => {
@@ -560,6 +612,32 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
     throw error;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks `extensions`: each an object with a non-empty `name` and function hooks. */
+function checkExtensions(extensions: readonly HostExtension[] | undefined): readonly HostExtension[] {
+  if (extensions === undefined) return [];
+  if (!Array.isArray(extensions)) throw configError('extensions', 'expected an array of extensions');
+  extensions.forEach((extension: HostExtension, index) => {
+    if (
+      typeof extension !== 'object' ||
+      extension === null ||
+      typeof extension.name !== 'string' ||
+      extension.name.trim() === ''
+    ) {
+      throw configError(`extensions[${index}]`, 'expected an object with a non-empty name');
+    }
+    for (const key of ['beforeCall', 'afterCall'] as const) {
+      if (extension[key] !== undefined && typeof extension[key] !== 'function') {
+        throw configError(`extensions[${index}].${key}`, 'expected a function');
+      }
+    }
+  });
+  return Object.freeze([...extensions]);
 }
 
 function configError(field: string, problem: string, cause?: unknown): ToolhostError {
@@ -614,8 +692,10 @@ function reapCrashedSessionJobs(stateDir: string, sandbox: Omit<SandboxOptions, 
   } catch {
     return;
   }
-  for (const name of names) {
-    const jobsDir = join(stateDir, 'sessions', name, 'jobs');
+  // `plan-jobs`: the read-only manager of a plan phase.
+  for (const jobsDir of names.flatMap((name) =>
+    ['jobs', 'plan-jobs'].map((kind) => join(stateDir, 'sessions', name, kind)),
+  )) {
     let live: string[];
     try {
       live = readdirSync(join(jobsDir, 'live'));

@@ -32,8 +32,10 @@ import {
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
 import { believedMcpHints, capabilityRefusal, strictReadOnlyRefusal } from './capability-refusal.js';
+import { executionScope } from './call-interceptors.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
+import type { HostExtension } from './host-extension.js';
 import type {
   ApproveCallback,
   BatchResult,
@@ -46,7 +48,10 @@ import { toolFacts } from './permit-call.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import type { PermissionRules } from './permission-rules.js';
 import type { PathPolicyPort, PipelineContext } from './pipeline-context.js';
+import type { SessionPlanPhase } from './plan-mode.js';
+import type { HookRunner } from './run-hooks.js';
 import type { HostPlatform } from './select-surface.js';
+import { createSessionApprovals } from './session-approvals.js';
 import { claimSessionDir, sessionDir, writeSessionSnapshot } from './session-store.js';
 import type {
   ChildSessionOptions,
@@ -83,9 +88,13 @@ export interface SessionHost {
   readonly untrustedServers: ReadonlySet<string>;
   readonly shellName: string | undefined;
   readonly clientInjectedKeys: ReadonlySet<string>;
+  /** The surface of a policy; with a conversation port it lists `compress`, in plan mode `exit_plan_mode`. */
   readonly surfaceFor: SurfaceFor;
   /** Whether the host registered the conversation tools (`compress`). */
   readonly conversationTools: boolean;
+  /** The configured hooks, when there are any. */
+  readonly hooks: HookRunner | undefined;
+  readonly extensions: readonly HostExtension[];
   /** Called with every live session and when it ends, so tools find their session's state. */
   register(session: SessionServices): void;
   unregister(id: string): void;
@@ -97,10 +106,13 @@ export interface SessionHost {
 export interface SessionServices {
   readonly id: string;
   readonly observations: ObservationStore;
+  /** The job manager commands run in now (a read-only one during a plan phase). */
   readonly jobs: JobManager;
   readonly proxy: CapabilityProxy;
   /** The session tools' state (task list, goal, deliverables, conversation port). */
   readonly state: SessionStateAccess;
+  /** The plan phase, for a session opened in plan mode. */
+  readonly plan?: SessionPlanPhase;
 }
 
 /** How a session starts: fresh, or continuing a snapshot. */
@@ -111,6 +123,8 @@ export interface SessionStart {
   readonly approve: ApproveCallback | undefined;
   readonly persist: boolean;
   readonly readOnlyStrict: boolean;
+  /** Opened in plan mode: a plan phase first, `exit_plan_mode` on the surface for the session's life. */
+  readonly plan: boolean;
   readonly restore?: SessionSnapshot | undefined;
   /** The embedding loop's conversation (for `compress`), when it gave one. */
   readonly conversation?: ConversationPort | undefined;
@@ -196,7 +210,9 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
 
   function build(): Session {
     const conversation = host.conversationTools ? start.conversation : undefined;
-    const surface = host.surfaceFor(policy.sandbox, policy.surface, conversation !== undefined);
+    // A plan-mode session keeps exit_plan_mode on its surface for its whole life (prompt caches).
+    const planMode = start.restore?.plan !== undefined ? true : start.plan;
+    const surface = host.surfaceFor(policy.sandbox, policy.surface, conversation !== undefined, planMode);
     const audit = sessionAudit(host.audit, id);
     const observations = createObservationStore();
     let restoredJobsNote: string | undefined;
@@ -234,6 +250,45 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       ...(start.persist ? { stateDir: join(dir, 'jobs') } : {}),
     });
     disposers.push(() => jobs.close());
+    // The plan phase: until a person approves the plan, commands run in a read-only job manager of
+    // their own (the session's sandbox applies after the approval).
+    let planActive = planMode && (start.restore?.plan?.active ?? true);
+    let planJobs: JobManager | undefined;
+    if (planActive && policy.sandbox !== 'read_only') {
+      const manager = createJobManager({
+        sandbox: { ...host.jobSandbox, mode: 'read_only' },
+        ...(start.persist ? { stateDir: join(dir, 'plan-jobs') } : {}),
+      });
+      planJobs = manager;
+      disposers.push(() => manager.close());
+    }
+    const currentJobs = (): JobManager => (planActive && planJobs ? planJobs : jobs);
+    let planEndNote: string | undefined;
+    const planPhase: SessionPlanPhase | undefined = planMode
+      ? {
+          get active() {
+            return planActive;
+          },
+          sandbox: policy.sandbox,
+          end() {
+            if (!planActive) return undefined;
+            planActive = false;
+            audit.emit('plan-approved', { sandbox: policy.sandbox });
+            const manager = planJobs;
+            if (!manager) return undefined;
+            // Plan-phase commands ran read-only: their jobs end with the phase (their ids would not be
+            // found in the session's own manager).
+            const running = manager.list().filter((job) => job.state === 'running');
+            void manager.close();
+            if (running.length === 0) return undefined;
+            planEndNote = `Background jobs started during the plan phase were stopped when the plan was approved (they ran in the read-only sandbox): ${running
+              .map((job) => `${job.id} (${String(job.label).slice(0, 80)})`)
+              .join('; ')}. Start them again if they are still needed.`;
+            return planEndNote;
+          },
+        }
+      : undefined;
+    const approvals = createSessionApprovals();
     const resultStore: ProxyResultStore = createResultStore(
       start.persist ? { dir: join(dir, 'results') } : {},
     );
@@ -293,9 +348,23 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       shellName: host.shellName,
       clientInjectedKeys: host.clientInjectedKeys,
       counters: { call: 0, batch: 0 },
+      root: host.root,
+      hooks: host.hooks,
+      extensions: host.extensions,
+      approvals,
+      plan: planPhase,
     };
     const pipeline = context;
-    host.register({ id, observations, jobs, proxy, state });
+    host.register({
+      id,
+      observations,
+      get jobs() {
+        return currentJobs();
+      },
+      proxy,
+      state,
+      ...(planPhase ? { plan: planPhase } : {}),
+    });
     disposers.push(() => host.unregister(id));
 
     const inflight = new Set<Promise<unknown>>();
@@ -320,18 +389,30 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
         totalBytes,
         sha256,
       })),
-      jobs: jobs.list().map(
-        ({ id: jobId, shell, label, background, state, exitCode, startedAt, endedAt }): SessionJobRecord => ({
-          id: jobId,
-          shell,
-          label,
-          background,
-          state,
-          ...(exitCode === undefined ? {} : { exitCode }),
-          startedAt,
-          ...(endedAt === undefined ? {} : { endedAt }),
-        }),
-      ),
+      ...(planPhase ? { plan: { active: planPhase.active } } : {}),
+      jobs: currentJobs()
+        .list()
+        .map(
+          ({
+            id: jobId,
+            shell,
+            label,
+            background,
+            state,
+            exitCode,
+            startedAt,
+            endedAt,
+          }): SessionJobRecord => ({
+            id: jobId,
+            shell,
+            label,
+            background,
+            state,
+            ...(exitCode === undefined ? {} : { exitCode }),
+            startedAt,
+            ...(endedAt === undefined ? {} : { endedAt }),
+          }),
+        ),
       todos,
       goal: goal?.goal ?? null,
       deliverables,
@@ -379,6 +460,33 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     });
     persistNow();
 
+    // SessionStart hooks run as the session opens; its first calls wait for them, and what they add
+    // goes to the model with the first notes.
+    const startNotes: string[] = [];
+    const sessionHooks = host.hooks;
+    const hookBase = (event: 'SessionStart' | 'SessionEnd') => ({
+      session_id: id,
+      cwd: host.root,
+      hook_event_name: event,
+      permission_mode: planActive ? ('plan' as const) : ('default' as const),
+    });
+    const source = start.restore ? 'resume' : 'startup';
+    const started: Promise<void> =
+      sessionHooks?.matches('SessionStart', source) === true
+        ? sessionHooks
+            .run(
+              'SessionStart',
+              source,
+              { ...hookBase('SessionStart'), source },
+              { audit, signal: controller.signal },
+            )
+            .then((outcome) => {
+              for (const text of outcome.additionalContext) startNotes.push(text);
+            })
+            .catch(() => undefined)
+        : Promise.resolve();
+    const afterStart = <T>(work: () => Promise<T>): Promise<T> => started.then(work);
+
     const session: Session = {
       id,
       parentId: start.parentId,
@@ -391,16 +499,22 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       providerTools: (dialect, compileOptions) => surface.providerTools(dialect, compileOptions),
       effectiveAnnotations: (toolName) => effectiveAnnotations(host, surface, policy, toolName, proxy),
       dispatch: (call: ToolCall, options?: DispatchOptions): Promise<DispatchResult> =>
-        track(dispatchCall(pipeline, call, options)),
+        track(afterStart(() => dispatchCall(pipeline, call, options))),
       dispatchBatch: (calls: readonly ToolCall[], options?: DispatchOptions): Promise<BatchResult> =>
-        track(dispatchBatch(pipeline, calls, options)),
+        track(afterStart(() => dispatchBatch(pipeline, calls, options))),
+      get planning() {
+        return planActive;
+      },
       drainNotes() {
         const notes: string[] = [];
+        if (startNotes.length > 0) {
+          notes.push(`SessionStart hook context:\n${startNotes.splice(0).join('\n')}`);
+        }
         if (restoredJobsNote) {
           notes.push(restoredJobsNote);
           restoredJobsNote = undefined;
         }
-        const completed = jobs.drainCompletionNotes();
+        const completed = currentJobs().drainCompletionNotes();
         if (completed) notes.push(completed);
         if (notes.length === 0) return undefined;
         audit.emit('notes-drained', { notes: notes.length });
@@ -429,6 +543,16 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           // nothing lands after close() resolved.
           await Promise.allSettled([...inflight]);
           await settleWithin([...stragglers], STRAGGLER_WAIT_MS);
+          await started;
+          if (sessionHooks?.matches('SessionEnd', 'other')) {
+            // Bounded by each hook's own timeout; nothing of the session is gone yet.
+            await sessionHooks.run(
+              'SessionEnd',
+              'other',
+              { ...hookBase('SessionEnd'), reason: 'other' },
+              { audit },
+            );
+          }
           const failures: string[] = [];
           persistNow();
           for (const dispose of disposers.reverse()) {
@@ -446,8 +570,17 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
         return closed;
       },
     };
+    sessionStarts.set(session, started);
     return session;
   }
+}
+
+/** The SessionStart hooks of each session (what `openSession` waits for). */
+const sessionStarts = new WeakMap<Session, Promise<void>>();
+
+/** Resolves once the session's SessionStart hooks have run (at once when it has none). */
+export function sessionStarted(session: Session): Promise<void> {
+  return sessionStarts.get(session) ?? Promise.resolve();
 }
 
 const READ_ONLY_HINTS: ToolAnnotations = Object.freeze({
@@ -571,22 +704,38 @@ export async function authorizeCapability(
   ) {
     return { allowed: false, error: strictReadOnlyRefusal(request.toolName) };
   }
-  return authorizeTarget(context, {
-    name: request.toolName,
-    source: 'mcp',
-    group: 'utility_builtins',
-    category: annotations.readOnly === true ? 'read' : 'utility',
-    annotations,
-    trusted: !fromProject && (connect || (request.annotationsTrusted && session.sandbox !== 'read_only')),
-    ...(fromProject && connect
-      ? {
-          approvalRequired:
-            'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
-        }
-      : {}),
-    callId: request.callId,
-    invocation: { kind: 'capability', capabilityId: request.capabilityId },
-    preview: request.preview,
-    signal: request.signal,
-  });
+  const decided = await authorizeTarget(
+    context,
+    {
+      name: request.toolName,
+      source: 'mcp',
+      group: 'utility_builtins',
+      category: annotations.readOnly === true ? 'read' : 'utility',
+      annotations,
+      trusted: !fromProject && (connect || (request.annotationsTrusted && session.sandbox !== 'read_only')),
+      ...(fromProject && connect
+        ? {
+            approvalRequired:
+              'the server is defined by the project configuration, which you have not approved; run `toolhost trust` in the project to approve it',
+          }
+        : {}),
+      callId: request.callId,
+      invocation: { kind: 'capability', capabilityId: request.capabilityId },
+      preview: request.preview,
+      signal: request.signal,
+    },
+    connect
+      ? { toolInput: { server: request.server, transport: request.transport } }
+      : {
+          toolInput: request.arguments,
+          // The same use_capability call, with the hook's arguments for the MCP tool.
+          rewrite: (updatedInput, envelope) => ({ ...envelope, arguments: updatedInput }),
+        },
+  );
+  if (decided.allowed && request.kind === 'mcp-tool') {
+    const scope = executionScope.getStore();
+    if (scope?.callId === request.callId)
+      scope.mcpTargets.push({ name: request.toolName, input: request.arguments });
+  }
+  return decided;
 }

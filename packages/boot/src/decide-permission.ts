@@ -15,7 +15,10 @@ export type PermissionSource =
   | 'annotation'
   | 'config'
   | 'user'
-  | 'host';
+  | 'host'
+  | 'plan'
+  | 'hook'
+  | 'extension';
 
 /** The facts about a tool the permission step uses. */
 export interface PermissionToolFacts {
@@ -50,6 +53,11 @@ export interface PermissionRequest {
   readonly rules?: PermissionRules;
   /** The text argument rules match (the shell command). */
   readonly subject?: string;
+  /**
+   * The session is in its plan phase: writers are refused with `PLAN_NOT_APPROVED` (see
+   * {@link planDenial}) and the shell is decided as in the read-only sandbox it runs in.
+   */
+  readonly planPhase?: boolean;
   /** A path-policy refusal for one of the call's targets, computed after the sandbox step. */
   readonly pathDenial?: {
     readonly code: string;
@@ -106,11 +114,42 @@ export function sandboxDenial(
   };
 }
 
+/** Tools the plan phase refuses by name: they act on the world outside the files (`present` hands work over). */
+const PLAN_REFUSED_NAMES: ReadonlySet<string> = new Set(['present']);
+
+/**
+ * The plan-phase step alone: whether a session that is still planning refuses this tool. Refused
+ * with `PLAN_NOT_APPROVED`: what the read-only sandbox refuses (category `write`, the editing group,
+ * `readOnly: false`, `destructive: true`), `present`, and an MCP tool not known to be read-only (its
+ * hints unknown, or only claimed by a server that is not trusted). The shell is not refused: it runs
+ * in the read-only OS sandbox during the plan phase. Connecting a server is not refused either.
+ */
+export function planDenial(
+  tool: PermissionToolFacts,
+): Extract<PermissionDecision, { type: 'deny' }> | undefined {
+  if (tool.category === 'shell' || tool.name.startsWith('mcp_connect__')) return undefined;
+  const writes =
+    PLAN_REFUSED_NAMES.has(tool.name) ||
+    tool.category === 'write' ||
+    tool.group === 'editing_builtins' ||
+    tool.annotations.readOnly === false ||
+    tool.annotations.destructive === true ||
+    (tool.source === 'mcp' && tool.annotations.readOnly !== true);
+  if (!writes) return undefined;
+  return {
+    type: 'deny',
+    source: 'plan',
+    code: 'PLAN_NOT_APPROVED',
+    reason: `"${tool.name}" can change files or state, which the plan phase does not allow before the plan is approved`,
+  };
+}
+
 /**
  * Decides one call. Pure: no I/O, no prompts, the same answer for the same input. The order is
  * fixed (inspectable-harness-notes §5.3, with the sandbox checked before anything else):
  *
  * 1. sandbox: a writer in a `read_only` run → deny `PERMISSION_DENIED` (whatever the surface);
+ *    then, in a plan phase, a writer → deny `PLAN_NOT_APPROVED` ({@link planDenial});
  * 2. path policy: a refused target → deny with the policy's code (final, also under `never`);
  * 3. configured rules on the exact tool name: `deny` → deny `APPROVAL_DENIED`; then a target that
  *    needs a person whatever the rules say (`approvalRequired`) → ask; then `ask`, then `allow` rules;
@@ -128,6 +167,10 @@ export function decidePermission(request: PermissionRequest): PermissionDecision
   const { tool, sandbox, approval } = request;
   const denied = sandboxDenial(tool, sandbox);
   if (denied) return denied;
+  if (request.planPhase) {
+    const planned = planDenial(tool);
+    if (planned) return planned;
+  }
   if (request.pathDenial) {
     return {
       type: 'deny',
@@ -168,10 +211,16 @@ export function decidePermission(request: PermissionRequest): PermissionDecision
       ? { type: 'ask', source: 'policy', reason: 'approval strict asks before every write' }
       : { type: 'allow', source: 'policy', reason: `sandbox ${sandbox} allows writes inside its roots` };
   }
-  if (tool.category === 'shell' && sandbox !== 'danger_full_access') {
+  // During the plan phase the shell runs in the read-only OS sandbox, whatever the session's sandbox.
+  const shellSandbox = request.planPhase ? 'read_only' : sandbox;
+  if (tool.category === 'shell' && shellSandbox !== 'danger_full_access') {
     return approval === 'strict'
       ? { type: 'ask', source: 'policy', reason: 'approval strict asks before every command' }
-      : { type: 'allow', source: 'sandbox', reason: `the command runs inside the ${sandbox} OS sandbox` };
+      : {
+          type: 'allow',
+          source: 'sandbox',
+          reason: `the command runs inside the ${shellSandbox} OS sandbox${request.planPhase ? ' (plan phase)' : ''}`,
+        };
   }
   if (approval === 'never')
     return { type: 'allow', source: 'policy', reason: 'approval never allows the rest' };

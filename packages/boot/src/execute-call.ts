@@ -1,79 +1,339 @@
 import { outputText, type ContentBlock, ToolhostError, type ToolResult } from '@toolhost/contracts';
+import {
+  contextNote,
+  type ExecutionScope,
+  executionScope,
+  runAfterExtensions,
+  runBeforeExtensions,
+  runToolHooks,
+  toolResponseOf,
+} from './call-interceptors.js';
 import type { PermissionDecision } from './decide-permission.js';
-import type { DispatchOptions, DispatchResult } from './host-types.js';
-import { permitCall, toolFacts } from './permit-call.js';
-import type { PipelineContext } from './pipeline-context.js';
+import type { DispatchOptions, DispatchResult, StopRequest } from './host-types.js';
+import { askPerson, permitCall, toolFacts } from './permit-call.js';
+import { MAX_CALL_REPLACEMENTS, type PipelineContext } from './pipeline-context.js';
 import type { PreparedCall, ReadyCall } from './prepare-call.js';
-import { boundedName } from './prepare-call.js';
+import { boundedName, resolveCall } from './prepare-call.js';
 import { runTool } from './run-tool.js';
-import { shapeResultText } from './shape-result.js';
+import { MAX_MODEL_RESULT_BYTES, shapeResultText } from './shape-result.js';
+import { USE_CAPABILITY } from './select-surface.js';
 
 /** What running a prepared call produced, before shaping. */
 export interface ExecutedCall {
   readonly result: ToolResult;
   readonly permission?: PermissionDecision;
+  /** The call as it finally stood (after replacements by extensions or hooks); default the prepared one. */
+  readonly call?: PreparedCall;
+  /** Context and feedback from extensions and hooks, shown to the model after the result. */
+  readonly notes?: readonly string[];
+  readonly stop?: StopRequest;
 }
 
 /** A shaped, recorded call, and the error as raised (with its storm signature) for the breaker. */
 export interface FinalizedCall {
   readonly result: DispatchResult;
   readonly error: ToolhostError | undefined;
+  /** The call as it finally stood. */
+  readonly call: PreparedCall;
+}
+
+/** Where a call runs in its batch: alone, or beside other read-only calls. */
+export interface CallSlot {
+  /** Whether other calls of the batch may run at the same time. */
+  readonly shared: boolean;
+}
+
+/** The most bytes of notes (hook and extension context) added after a result's text. */
+const MAX_NOTES_BYTES = 8 * 1024;
+
+function blocked(message: string, details: Record<string, unknown>): ToolhostError {
+  return new ToolhostError({ code: 'HOOK_BLOCKED', message, details });
 }
 
 /**
- * Steps 3 to 5: the permission step, then (evidence is checked by the structured file tools under
- * their mutation lock) the handler within its timeout and the cancellation of the call, the session
- * and the host. The handler gets the session id, the turn origin and a progress callback. Emits
- * `call-started`.
+ * Steps 3 to 5 and the interceptors around them, in the seed's order: the extensions' `beforeCall`,
+ * the permission step, the PreToolUse hooks, then (evidence is checked by the structured file tools
+ * under their mutation lock) the handler within its timeout and the cancellation of the call, the
+ * session and the host; then the PostToolUse hooks and the extensions' `afterCall`. A replacement
+ * (an extension's `replace`, a hook's `updatedInput`, also one asked for at the capability proxy's
+ * seam) re-enters at resolve ({@link resolveCall}) and goes through validation, the extensions and
+ * permission again; PreToolUse hooks run once per target of a call. The handler gets the session id,
+ * the turn origin and a progress callback. At most
+ * {@link MAX_CALL_REPLACEMENTS} replacements, and a call that shares its batch slot with reads may
+ * not be replaced by a writer. Emits `call-started`.
  */
 export async function executePreparedCall(
   context: PipelineContext,
   call: ReadyCall,
   options: DispatchOptions,
+  slot: CallSlot = { shared: false },
 ): Promise<ExecutedCall> {
-  const { tool, callId } = call;
-  const permitted = await permitCall(context, toolFacts(tool), {
-    callId,
-    invocation: call.invocation,
-    tool,
-    args: call.args,
-    signal: options.signal,
-  });
-  if (permitted.error)
-    return { result: { ok: false, error: permitted.error }, permission: permitted.decision };
   const cancel = anySignal([options.signal, context.closeSignal]);
-  if (cancel.aborted) {
-    return {
-      result: {
+  const notes: string[] = [];
+  const scope: ExecutionScope = { callId: call.callId, hooked: new Set(), mcpTargets: [], notes };
+  let current: ReadyCall = call;
+  let permission: PermissionDecision | undefined;
+  let replacements = 0;
+  let pendingAsk: { readonly reason: string; readonly source: 'hook' | 'extension' } | undefined;
+  const done = (
+    result: ToolResult,
+    extra: { stop?: StopRequest; call?: PreparedCall } = {},
+  ): ExecutedCall => ({
+    result,
+    ...(permission ? { permission } : {}),
+    call: extra.call ?? current,
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(extra.stop ? { stop: extra.stop } : {}),
+  });
+  /** Re-enters the pipeline at resolve with a replacement; `undefined` when the caller may go on. */
+  const replace = (name: string, args: unknown, by: string): ExecutedCall | undefined => {
+    replacements++;
+    // The replacement has not been permitted yet: the earlier decision was about another call.
+    permission = undefined;
+    if (replacements > MAX_CALL_REPLACEMENTS) {
+      return done({
+        ok: false,
+        error: blocked(
+          `the call was replaced more than ${MAX_CALL_REPLACEMENTS} times by extensions and hooks; nothing was run`,
+          { toolName: current.tool.name, replacedBy: by },
+        ),
+      });
+    }
+    const next = resolveCall(context, {
+      callId: call.callId,
+      name,
+      arguments: args,
+      startedAt: call.startedAt,
+      replacement: { round: replacements, by },
+    });
+    if (next.kind === 'failed') return done({ ok: false, error: next.error }, { call: next });
+    if (slot.shared && !next.parallel) {
+      return done(
+        {
+          ok: false,
+          error: blocked(
+            `"${by}" replaced a read-only call with "${next.tool.name}", which must run alone; it was not run beside the other calls of this turn`,
+            { toolName: next.tool.name, replacedBy: by },
+          ),
+        },
+        { call: next },
+      );
+    }
+    current = next;
+    return undefined;
+  };
+
+  for (;;) {
+    const { tool, callId } = current;
+    // Extensions: between validation and permission.
+    if (context.extensions.length > 0) {
+      const before = await runBeforeExtensions(context, current, cancel);
+      if (before.kind === 'deny') {
+        return done(
+          { ok: false, error: blocked(before.reason, { toolName: tool.name, blockedBy: before.by }) },
+          before.stop ? { stop: before.stop } : {},
+        );
+      }
+      // A replacement equal to the call (an idempotent rewriter seeing its own result) changes nothing.
+      if (
+        before.kind === 'replace' &&
+        !(before.name === tool.name && sameJson(before.arguments, current.args))
+      ) {
+        const refused = replace(before.name, before.arguments, before.by);
+        if (refused) return refused;
+        continue;
+      }
+      if (before.kind === 'continue') notes.push(...before.notes);
+      if (before.kind === 'continue' && before.ask !== undefined)
+        pendingAsk ??= { reason: before.ask, source: 'extension' };
+    }
+    const facts = toolFacts(tool);
+    const permitted = await permitCall(context, facts, {
+      callId,
+      invocation: current.invocation,
+      tool,
+      args: current.args,
+      signal: options.signal,
+    });
+    permission = permitted.decision;
+    if (permitted.error) return done({ ok: false, error: permitted.error });
+    // PreToolUse hooks: after the permission step, once per target of the call.
+    if (!scope.hooked.has(tool.name)) {
+      scope.hooked.add(tool.name);
+      const pre = await runToolHooks(
+        context,
+        'PreToolUse',
+        { toolName: tool.name, toolInput: current.args, callId },
+        cancel,
+      );
+      if (pre) {
+        for (const text of pre.additionalContext) notes.push(contextNote('PreToolUse hook', text));
+        if (pre.stop) {
+          return done(
+            {
+              ok: false,
+              error: blocked(`a PreToolUse hook stopped the session's work; "${tool.name}" was not run`, {
+                toolName: tool.name,
+                blockedBy: 'hook:PreToolUse',
+              }),
+            },
+            { stop: { reason: pre.stop.reason, by: 'hook:PreToolUse' } },
+          );
+        }
+        if (pre.decision === 'deny' || pre.invalid) {
+          const reasons = pre.denyReasons.filter((reason) => reason !== '');
+          return done({
+            ok: false,
+            error: blocked(
+              `a PreToolUse hook refused "${tool.name}": ${reasons.join('; ') || (pre.invalid ?? 'no reason given')}`,
+              { toolName: tool.name, blockedBy: 'hook:PreToolUse' },
+            ),
+          });
+        }
+        if (pre.decision === 'ask') pendingAsk ??= { reason: pre.askReasons.join('; '), source: 'hook' };
+        if (pre.updatedInput && !sameJson(pre.updatedInput, current.args)) {
+          const refused = replace(tool.name, pre.updatedInput, 'hook:PreToolUse');
+          if (refused) return refused;
+          continue;
+        }
+      }
+    }
+    if (pendingAsk) {
+      const asked = await askPerson(
+        context,
+        facts,
+        {
+          type: 'ask',
+          source: pendingAsk.source,
+          reason: pendingAsk.reason || `a ${pendingAsk.source} asks a person to confirm this call`,
+        },
+        {
+          callId,
+          invocation: current.invocation,
+          subject: safely(() => tool.definition.permission?.subject?.(current.args)),
+          preview: safely(() => tool.definition.permission?.preview?.(current.args)),
+          paths: [],
+          signal: options.signal,
+        },
+      );
+      pendingAsk = undefined;
+      if (asked.error) {
+        permission = asked.decision;
+        return done({ ok: false, error: asked.error });
+      }
+    }
+    if (cancel.aborted) {
+      return done({
         ok: false,
         error: new ToolhostError({
           code: 'ABORTED',
           message: `"${tool.name}" was cancelled before it started`,
         }),
-      },
-      permission: permitted.decision,
-    };
+      });
+    }
+    context.audit.emit('call-started', {
+      callId,
+      toolName: tool.name,
+      mode: tool.definition.execution.mode,
+      timeoutMs: tool.definition.execution.timeoutMs,
+      abortable: tool.definition.execution.abortable,
+    });
+    const progress = options.onProgress;
+    delete scope.replacement;
+    scope.mcpTargets.length = 0;
+    if (tool.name === USE_CAPABILITY) scope.envelope = current.args;
+    else delete scope.envelope;
+    const outcome = await executionScope.run(scope, () =>
+      runTool({
+        tool: tool.definition,
+        args: current.args,
+        callId,
+        invocation: current.invocation,
+        signal: cancel,
+        sessionId: context.sessionId,
+        ...(options.turn ? { turn: options.turn } : {}),
+        ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
+        ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
+      }),
+    );
+    // Set by the seam while the handler ran (read through the type, not the narrowed `delete`).
+    const seam: Pick<ExecutionScope, 'replacement' | 'stop'> = scope;
+    if (seam.stop) return done(outcome.result, { stop: seam.stop });
+    if (seam.replacement && tool.name === USE_CAPABILITY) {
+      // A hook at the capability proxy's seam rewrote the MCP call: nothing reached the server.
+      const refused = replace(USE_CAPABILITY, seam.replacement.arguments, seam.replacement.by);
+      if (refused) return refused;
+      continue;
+    }
+    return finishCall(context, current, outcome.result, { notes, scope, cancel, done });
   }
-  context.audit.emit('call-started', {
-    callId,
-    toolName: tool.name,
-    mode: tool.definition.execution.mode,
-    timeoutMs: tool.definition.execution.timeoutMs,
-    abortable: tool.definition.execution.abortable,
-  });
-  const progress = options.onProgress;
-  const outcome = await runTool({
-    tool: tool.definition,
-    args: call.args,
-    callId,
-    invocation: call.invocation,
-    signal: cancel,
-    sessionId: context.sessionId,
-    ...(options.turn ? { turn: options.turn } : {}),
-    ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
-    ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
-  });
-  return { result: outcome.result, permission: permitted.decision };
+}
+
+/** PostToolUse hooks (the call's tool, then each MCP tool it reached) and the extensions' `afterCall`. */
+async function finishCall(
+  context: PipelineContext,
+  call: ReadyCall,
+  result: ToolResult,
+  input: {
+    readonly notes: string[];
+    readonly scope: ExecutionScope;
+    readonly cancel: AbortSignal;
+    readonly done: (result: ToolResult, extra?: { stop?: StopRequest }) => ExecutedCall;
+  },
+): Promise<ExecutedCall> {
+  const { notes, scope } = input;
+  let stop: StopRequest | undefined;
+  const targets = [
+    { name: call.tool.name, input: call.args },
+    ...scope.mcpTargets.map((target) => ({ name: target.name, input: target.input })),
+  ].filter((target) => context.hooks?.matches('PostToolUse', target.name) === true);
+  const observed = context.extensions.some((extension) => extension.afterCall !== undefined);
+  // The response is built only when someone reads it.
+  const response = targets.length > 0 || observed ? toolResponseOf(result) : undefined;
+  for (const target of targets) {
+    const post = await runToolHooks(
+      context,
+      'PostToolUse',
+      { toolName: target.name, toolInput: target.input, callId: call.callId, toolResponse: response },
+      // The call ran: its hooks still run when the call itself was cancelled at the end.
+      context.closeSignal,
+    );
+    if (!post) continue;
+    for (const reason of post.denyReasons)
+      if (reason) notes.push(contextNote('PostToolUse hook feedback', reason));
+    for (const text of post.additionalContext) notes.push(contextNote('PostToolUse hook', text));
+    if (post.stop) stop ??= { reason: post.stop.reason, by: 'hook:PostToolUse' };
+  }
+  if (observed && response) {
+    const after = await runAfterExtensions(context, call, response, input.cancel);
+    notes.push(...after.notes);
+    stop ??= after.stop;
+  }
+  return input.done(result, stop ? { stop } : {});
+}
+
+/** Whether two JSON values are equal whatever the order of their object keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return stableJson(a) === stableJson(b);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function safely<T>(work: () => T): T | undefined {
+  try {
+    return work();
+  } catch {
+    return undefined;
+  }
 }
 
 /** {@link executePreparedCall}, with a bug in the pipeline itself failing only this call. */
@@ -82,12 +342,13 @@ export async function runPreparedCall(
   call: PreparedCall,
   options: DispatchOptions,
   batchId: string | undefined,
+  slot: CallSlot = { shared: false },
 ): Promise<FinalizedCall> {
   if (call.kind === 'failed')
     return finalizeExecutedCall(context, call, { result: { ok: false, error: call.error } }, batchId);
   let executed: ExecutedCall;
   try {
-    executed = await executePreparedCall(context, call, options);
+    executed = await executePreparedCall(context, call, options, slot);
   } catch (error) {
     executed = {
       result: {
@@ -110,14 +371,17 @@ export async function runPreparedCall(
  */
 export async function finalizeExecutedCall(
   context: PipelineContext,
-  call: PreparedCall,
+  proposed: PreparedCall,
   executed: ExecutedCall,
   batchId: string | undefined,
 ): Promise<FinalizedCall> {
   const { result } = executed;
   const { audit } = context;
+  const call = executed.call ?? proposed;
   const toolName = call.kind === 'ready' ? call.tool.name : call.toolName;
   const shapeKind = call.kind === 'ready' ? (call.tool.definition.resultShape ?? 'default') : 'default';
+  const notesText = boundNotes(executed.notes);
+  const notesBytes = notesText === '' ? 0 : Buffer.byteLength(notesText, 'utf8') + 2;
   const bodyText = outputText(result.output);
   const text = result.ok
     ? bodyText
@@ -131,7 +395,11 @@ export async function finalizeExecutedCall(
     callId: call.callId,
     toolName: toolName ?? boundedName(call.name),
     store: context.resultStore,
+    // Notes from hooks and extensions follow the result, within the model's budget.
+    ...(notesBytes > 0 ? { maxBytes: MAX_MODEL_RESULT_BYTES - notesBytes } : {}),
   });
+  const modelText =
+    notesText === '' ? shaped.text : shaped.text === '' ? notesText : `${shaped.text}\n\n${notesText}`;
   if (shaped.truncated) {
     audit.emit('result-stored', {
       callId: call.callId,
@@ -144,8 +412,8 @@ export async function finalizeExecutedCall(
   }
   const otherBlocks = (result.output?.content ?? []).filter((block) => block.type !== 'text');
   const content: ContentBlock[] =
-    shaped.text !== '' || otherBlocks.length === 0
-      ? [{ type: 'text', text: shaped.text }, ...otherBlocks]
+    modelText !== '' || otherBlocks.length === 0
+      ? [{ type: 'text', text: modelText }, ...otherBlocks]
       : [...otherBlocks];
   const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;
   const error = result.ok ? null : result.error.toJSON();
@@ -165,14 +433,16 @@ export async function finalizeExecutedCall(
     outputBytes: shaped.originalBytes,
     truncated: shaped.truncated,
     resultRef: shaped.resultRef,
+    ...(call !== proposed ? { replaced: true } : {}),
+    ...(executed.stop ? { stop: executed.stop.by } : {}),
   });
   const details = result.output?.details;
   const dispatched: DispatchResult = {
     id: call.callId,
-    name: call.name,
+    name: proposed.name,
     toolName,
     status: result.ok ? 'ok' : 'error',
-    output: shaped.text,
+    output: modelText,
     content,
     error,
     resultRef: shaped.resultRef,
@@ -180,9 +450,21 @@ export async function finalizeExecutedCall(
     ...(details ? { details } : {}),
     ...(result.output?.untrusted ? { untrusted: true } : {}),
     ...(executed.permission ? { permission: executed.permission } : {}),
+    ...(executed.stop ? { stop: executed.stop } : {}),
     durationMs,
   };
-  return { result: dispatched, error: result.ok ? undefined : result.error };
+  return { result: dispatched, error: result.ok ? undefined : result.error, call };
+}
+
+/** The notes of a call as one text block, at most {@link MAX_NOTES_BYTES} (cut on a character boundary). */
+function boundNotes(notes: readonly string[] | undefined): string {
+  if (!notes || notes.length === 0) return '';
+  const text = notes.join('\n');
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= MAX_NOTES_BYTES) return text;
+  let end = MAX_NOTES_BYTES - 3;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return `${bytes.subarray(0, end).toString('utf8')}...`;
 }
 
 /** A signal that fires when any of the given ones does. */

@@ -9,6 +9,7 @@ import {
   type PathPolicy,
 } from '@toolhost/path-policy';
 import type { AuditEvent } from './audit-log.js';
+import type { HostExtension } from './host-extension.js';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import type { ApproveCallback } from './host-types.js';
 import {
@@ -111,6 +112,16 @@ export interface HostOptions {
    * registered (`toolhost session` and `serve` never list it).
    */
   readonly conversationTools?: boolean;
+  /**
+   * Programmatic interceptors of every call of the host's sessions, in order: they observe, deny,
+   * ask, replace calls (re-resolved, re-validated and re-permitted) and add context. See `HostExtension`.
+   */
+  readonly extensions?: readonly HostExtension[];
+  /**
+   * Open sessions in plan mode by default (the default session included): the surface gains
+   * `exit_plan_mode`, and writes wait for an approved plan. Default false.
+   */
+  readonly plan?: boolean;
 }
 
 /** A host's validated settings: everything {@link resolveHostSettings} decided from its options. */

@@ -13,6 +13,7 @@ import {
   type HostedTool,
 } from '@toolhost/provider-dialects';
 import type { SandboxMode } from './decide-permission.js';
+import { EXIT_PLAN_MODE } from './plan-mode.js';
 import type { SurfaceProfile } from './parse-host-config.js';
 import { CONVERSATION_TOOLS, type HostPlatform, selectSurface, USE_CAPABILITY } from './select-surface.js';
 import type { ProviderTools, ProviderToolsOptions } from './session-types.js';
@@ -37,15 +38,19 @@ export interface HostSurfacesOptions {
   readonly candidates: ReadonlySet<string>;
 }
 
-/** Which surface of a host: the session's sandbox and profile, and whether it has a conversation port. */
+/**
+ * Which surface of a host: the session's sandbox and profile, whether it has a conversation port, and
+ * whether it is a plan-mode session (which lists `exit_plan_mode`).
+ */
 export type SurfaceFor = (
   sandbox: SandboxMode,
   profile: SurfaceProfile,
   conversation?: boolean,
+  plan?: boolean,
 ) => PolicySurface;
 
 /**
- * The surfaces of a host, one per (sandbox, profile, conversation) its sessions use, each computed on first use
+ * The surfaces of a host, one per (sandbox, profile, conversation, plan) its sessions use, each computed on first use
  * and then the same frozen object for the host's life: byte-identical tool lists across calls,
  * sessions and MCP inventory changes (prompt-cache stability). Provider compilations are cached the
  * same way, per dialect and options.
@@ -57,19 +62,24 @@ export function createHostSurfaces(options: HostSurfacesOptions): SurfaceFor {
     .list()
     .filter((tool) => tool.definition.source === 'hosted' && tool.definition.hosted)
     .map((tool) => ({ name: tool.name, declarations: tool.definition.hosted?.declarations ?? {} }));
-  return (sandbox, profile, conversation = false) => {
-    const key = `${sandbox}\0${profile}\0${conversation}`;
+  return (sandbox, profile, conversation = false, plan = false) => {
+    const key = `${sandbox}\0${profile}\0${conversation}\0${plan}`;
     const cached = cache.get(key);
     if (cached) return cached;
+    const selected = selectSurface({
+      profile,
+      sandbox,
+      platform: options.platform,
+      // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
+      tools: registry.list({ visibility: 'all' }).filter((tool) => options.candidates.has(tool.name)),
+      conversation,
+    });
+    // Plan mode: the same surface plus exit_plan_mode, before and after the plan is approved.
+    const planTool = plan ? registry.get(EXIT_PLAN_MODE) : undefined;
     const tools: readonly RegisteredTool[] = Object.freeze(
-      selectSurface({
-        profile,
-        sandbox,
-        platform: options.platform,
-        // Only the composed built-ins and the proxy: extra `tools` never reach the provider surface.
-        tools: registry.list({ visibility: 'all' }).filter((tool) => options.candidates.has(tool.name)),
-        conversation,
-      }),
+      planTool
+        ? [...selected, planTool].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        : selected,
     );
     const names = Object.freeze(tools.map((tool) => tool.name));
     const modelTools = deepFreeze(toModelTools(tools));

@@ -83,7 +83,19 @@ export interface DispatchResult {
   readonly notice?: string;
   /** The permission decision, when the call got that far. */
   readonly permission?: PermissionDecision;
+  /**
+   * Set when a hook (`continue: false`) or an extension asked the embedding loop to stop: the reason
+   * is for the person, not the model. Later calls of the batch were not run.
+   */
+  readonly stop?: StopRequest;
   readonly durationMs: number;
+}
+
+/** A hook's or an extension's request that the embedding loop stop. */
+export interface StopRequest {
+  readonly reason: string;
+  /** `hook:<event>` or `extension:<name>`. */
+  readonly by: string;
 }
 
 /** The outcome of one assistant turn's calls, in the model's order. */
@@ -91,6 +103,8 @@ export interface BatchResult {
   readonly results: readonly DispatchResult[];
   /** The storm breaker's advisory guidance, when it speaks. */
   readonly notice?: string;
+  /** The first stop request of the batch (see {@link DispatchResult.stop}). */
+  readonly stop?: StopRequest;
 }
 
 /** A path a call touches, after the path policy resolved it. */
@@ -123,12 +137,34 @@ export interface ApprovalRequest {
   /** A short human preview of the action (may quote arguments: it is for the person, never logged). */
   readonly preview?: string;
   readonly paths: readonly ResolvedPathTarget[];
+  /** What the person may answer: `allow_session` only when {@link ApprovalRequest.remember} is set. */
+  readonly choices: readonly ApprovalChoice[];
+  /**
+   * What "allow for this session" would remember: the exact tool name, or for a shell command a
+   * prefix rule such as `bash(git push:*)`. Absent when the answer cannot be remembered (a configured
+   * `ask` rule, a hook's or the plan's question, a compound command).
+   */
+  readonly remember?: string;
   /** Fires when the approval times out or the call is cancelled. */
   readonly signal: AbortSignal;
 }
 
-/** A person's answer: `true` / `false`, or with a reason that the model sees on a denial. */
-export type ApprovalAnswer = boolean | { readonly approved: boolean; readonly reason?: string };
+/**
+ * A person's three answers: run this call once, run it and every call {@link ApprovalRequest.remember}
+ * covers for the rest of the session without asking, or refuse it.
+ */
+export type ApprovalChoice = 'allow_once' | 'allow_session' | 'deny';
+
+/**
+ * A person's answer: a choice, `true` / `false` (once / deny), or an object with a reason that the
+ * model sees on a denial. `{ decision: 'unavailable' }` says no one could be asked after all (an MCP
+ * client without elicitation): the call fails closed with `APPROVAL_REQUIRED`, naming what would allow it.
+ */
+export type ApprovalAnswer =
+  | boolean
+  | ApprovalChoice
+  | { readonly approved: boolean; readonly reason?: string }
+  | { readonly decision: ApprovalChoice | 'unavailable'; readonly reason?: string };
 
 /** A host's way to ask a person. */
 export type ApproveCallback = (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;

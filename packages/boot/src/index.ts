@@ -47,10 +47,10 @@ export {
   type PermissionRequest,
   type PermissionSource,
   type PermissionToolFacts,
+  planDenial,
   type SandboxMode,
   sandboxDenial,
 } from './decide-permission.js';
-export { MAX_PARALLEL_CALLS } from './pipeline-context.js';
 export { MAX_SUBAGENT_DEPTH } from './subagent-service.js';
 export { SUBAGENT_REFERENCE_PATTERN } from './subagent-store.js';
 export {
@@ -63,8 +63,32 @@ export {
   type SubagentRunRequest,
   type SubagentStatus,
 } from './subagent-types.js';
+export {
+  EXTENSION_TIMEOUT_MS,
+  type ExtensionAfterResult,
+  type ExtensionCall,
+  type ExtensionDecision,
+  type ExtensionToolResponse,
+  type HostExtension,
+} from './host-extension.js';
+export {
+  compileHookMatcher,
+  type ConfiguredHook,
+  DEFAULT_HOOK_TIMEOUT_SECONDS,
+  HOOK_EVENTS,
+  type HookCommand,
+  type HookEvent,
+  type HookMatcher,
+  type HookMatcherGroup,
+  type HooksConfig,
+  MAX_HOOK_TIMEOUT_SECONDS,
+} from './hook-config.js';
+export { EXIT_PLAN_MODE } from './plan-mode.js';
+export { MAX_HOOK_REASON_BYTES } from './run-hooks.js';
+export { MAX_CALL_REPLACEMENTS, MAX_PARALLEL_CALLS } from './pipeline-context.js';
 export type {
   ApprovalAnswer,
+  ApprovalChoice,
   ApprovalRequest,
   ApproveCallback,
   BatchResult,
@@ -72,6 +96,7 @@ export type {
   DispatchOptions,
   DispatchResult,
   ResolvedPathTarget,
+  StopRequest,
   ToolCall,
   TurnOrigin,
 } from './host-types.js';
@@ -96,6 +121,7 @@ export {
   type PermissionRuleMatch,
   type PermissionRules,
   parsePermissionRule,
+  sessionPrefixRule,
 } from './permission-rules.js';
 export {
   type ConfigLayerReport,

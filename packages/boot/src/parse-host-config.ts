@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type McpServerConfig, parseMcpServers } from '@toolhost/capability-proxy';
 import { err, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
+import { type ConfiguredHook, type HooksConfig, parseHooksConfig } from './hook-config.js';
 import { parsePermissionRule } from './permission-rules.js';
 import {
   EMPTY_SANDBOX_CONFIG,
@@ -69,6 +70,12 @@ export interface HostConfig {
   readonly sandbox: SandboxConfig;
   /** Which host variables shell commands see (`sandbox-config.ts`). */
   readonly shellEnvironment: ShellEnvironmentConfig;
+  /**
+   * Hook commands (Claude Code's `hooks` format), validated and in configuration order, each named
+   * by its place (`hooks.PreToolUse[0].hooks[1]`) and file. An untrusted project configuration's
+   * hooks are never here (they are commands: see `resolveHostConfig`).
+   */
+  readonly hooks: readonly ConfiguredHook[];
 }
 
 /** The configuration as written (every field optional), for passing one in code. */
@@ -89,6 +96,7 @@ export interface HostConfigInput {
   readonly webFetch?: { readonly allowHosts?: readonly string[]; readonly allowPrivateNetwork?: boolean };
   readonly sandbox?: SandboxConfigInput;
   readonly shellEnvironment?: ShellEnvironmentConfigInput;
+  readonly hooks?: HooksConfig;
 }
 
 /** An empty configuration (what a missing default file means). */
@@ -102,6 +110,7 @@ export const EMPTY_HOST_CONFIG: HostConfig = Object.freeze({
   webFetch: { allowHosts: [], allowPrivateNetwork: false },
   sandbox: EMPTY_SANDBOX_CONFIG,
   shellEnvironment: EMPTY_SHELL_ENVIRONMENT,
+  hooks: [],
 });
 
 const TOP_LEVEL = new Set([
@@ -117,6 +126,7 @@ const TOP_LEVEL = new Set([
   'webFetch',
   'sandbox',
   'shellEnvironment',
+  'hooks',
 ]);
 const SANDBOXES: readonly SandboxMode[] = ['read_only', 'workspace_write', 'danger_full_access'];
 const APPROVALS: readonly ApprovalPolicy[] = ['strict', 'on_request', 'never'];
@@ -274,6 +284,8 @@ export function parseHostConfig(
   if (!sandbox.ok) return sandbox;
   const shellEnvironment = parseShellEnvironment(value.shellEnvironment, source);
   if (!shellEnvironment.ok) return shellEnvironment;
+  const hooks = parseHooksConfig(value.hooks, source);
+  if (!hooks.ok) return err(invalid(source, hooks.error.field, hooks.error.problem));
   return ok({
     mcpServers: servers,
     permissions,
@@ -284,6 +296,7 @@ export function parseHostConfig(
     webFetch: webFetch.value,
     sandbox: sandbox.value,
     shellEnvironment: shellEnvironment.value,
+    hooks: hooks.value.hooks,
   });
 }
 

@@ -259,3 +259,26 @@ function stripAssignments(segment: string): string {
 function normaliseSpaces(text: string): string {
   return text.trim().replace(/[ \t]+/g, ' ');
 }
+
+const SUBCOMMAND = /^[A-Za-z][A-Za-z-]*$/;
+const PLAIN_WORD = /^[A-Za-z0-9_./+-]+$/;
+
+/**
+ * The prefix rule a person's "allow for this session" of one shell command remembers:
+ * `name(<command> [<subcommand>]:*)`, such as `bash(git push:*)` for `git push origin main` or
+ * `bash(ls:*)` for `ls -la`. The second word is kept when it looks like a subcommand (letters and
+ * `-`, no leading `-`). `undefined` for a command that an allow rule never matches (a compound,
+ * redirected or substituted command, a leading assignment) or whose first word is not a plain word
+ * (quoted, escaped, expanded), so such a command is asked again each time.
+ */
+export function sessionPrefixRule(toolName: string, subject: string): string | undefined {
+  const analysis = analyseSubject(subject);
+  if (!analysis.simple) return undefined;
+  const words = (analysis.segments[0] ?? '').split(' ');
+  const first = words[0] ?? '';
+  if (!PLAIN_WORD.test(first)) return undefined;
+  const second = words[1];
+  const prefix = second !== undefined && SUBCOMMAND.test(second) ? `${first} ${second}` : first;
+  const rule = `${toolName}(${prefix}:*)`;
+  return parsePermissionRule(rule).ok ? rule : undefined;
+}

@@ -3,11 +3,15 @@ import {
   decidePermission,
   type PermissionDecision,
   type PermissionToolFacts,
+  planDenial,
   sandboxDenial,
 } from './decide-permission.js';
 import { isDelegatingTool } from './delegating-tools.js';
-import type { ApprovalAnswer, ResolvedPathTarget } from './host-types.js';
+import type { ApprovalAnswer, ApprovalChoice, ResolvedPathTarget } from './host-types.js';
+import { sessionPrefixRule } from './permission-rules.js';
+import type { RememberedApproval } from './session-approvals.js';
 import type { PipelineContext } from './pipeline-context.js';
+import { EXIT_PLAN_MODE } from './plan-mode.js';
 import { USE_CAPABILITY } from './select-surface.js';
 
 /** The outcome of the permission step: the decision, and the error the model sees when it is not an allow. */
@@ -55,16 +59,23 @@ export function toolFacts(tool: RegisteredTool): PermissionToolFacts {
  */
 export async function permitCall(
   context: PipelineContext,
-  facts: PermissionToolFacts,
+  toolFactsIn: PermissionToolFacts,
   input: PermitInput,
 ): Promise<Permitted> {
+  let facts = toolFactsIn;
   const { audit } = context;
   const permission = input.tool?.definition.permission;
   const paths: ResolvedPathTarget[] = [];
   let pathDenial: { code: string; message: string; argument: string } | undefined;
   let subject = input.subject;
   let preview = input.preview;
-  if (!sandboxDenial(facts, context.sandbox) && permission && input.args) {
+  const planPhase = context.plan?.active === true;
+  // Leaving the plan phase is a person's decision every time (only a deny rule decides before it).
+  if (planPhase && facts.name === EXIT_PLAN_MODE && facts.source === 'builtin') {
+    facts = { ...facts, approvalRequired: 'leaving the plan phase needs a person to approve the plan' };
+  }
+  const refusedEarly = sandboxDenial(facts, context.sandbox) ?? (planPhase ? planDenial(facts) : undefined);
+  if (!refusedEarly && permission && input.args) {
     try {
       const targets = permission.paths?.(input.args) ?? [];
       for (const target of targets) {
@@ -116,6 +127,7 @@ export async function permitCall(
     sandbox: context.sandbox,
     approval: context.approval,
     rules: context.rules,
+    ...(planPhase ? { planPhase } : {}),
     ...(subject === undefined ? {} : { subject }),
     ...(pathDenial ? { pathDenial } : {}),
   });
@@ -127,6 +139,7 @@ export async function permitCall(
     paths: paths.map(({ argument, path, displayPath, access }) => ({ argument, path, displayPath, access })),
     sandbox: context.sandbox,
     approval: context.approval,
+    ...(planPhase ? { planPhase } : {}),
     toolSource: facts.source,
     group: facts.group,
     category: facts.category,
@@ -160,6 +173,9 @@ function denialError(
     message: decision.reason,
     // A path policy message already says what to do instead.
     ...(decision.source === 'path_policy' ? { recovery: null } : {}),
+    ...(decision.source === 'plan' && toolName === 'present'
+      ? { recovery: 'present your work after the plan is approved (call exit_plan_mode with your plan)' }
+      : {}),
     details: {
       toolName,
       decisionSource: decision.source,
@@ -169,7 +185,8 @@ function denialError(
   });
 }
 
-interface AskInput {
+/** What {@link askPerson} needs besides the decision. */
+export interface AskInput {
   readonly callId: string;
   readonly invocation: ToolInvocation;
   readonly subject: string | undefined;
@@ -179,11 +196,87 @@ interface AskInput {
 }
 
 /**
- * Asks the host's person (the `approve` callback) within the approval timeout; fails closed with
- * `APPROVAL_REQUIRED` when no one can be asked (no callback, or approval `never`), and with
- * `APPROVAL_DENIED` on a refusal, a timeout, a cancellation or a failing callback.
+ * What an "allow for this session" of this question would remember, or `undefined` when it must
+ * be asked every time: a configured `ask` rule, a target that needs a person whatever the rules say
+ * (an unapproved project server, leaving the plan phase), a hook's or an extension's question. A
+ * shell command is remembered by its prefix rule, or exactly when no prefix rule can cover it.
  */
-async function askPerson(
+function rememberable(
+  facts: PermissionToolFacts,
+  decision: Extract<PermissionDecision, { type: 'ask' }>,
+  subject: string | undefined,
+): RememberedApproval | undefined {
+  if (decision.source === 'rule' || decision.source === 'config' || decision.source === 'hook')
+    return undefined;
+  if (decision.source === 'extension' || facts.approvalRequired !== undefined) return undefined;
+  if (facts.category !== 'shell') return { kind: 'tool', text: facts.name };
+  if (subject === undefined || subject.trim() === '') return undefined;
+  const prefix = sessionPrefixRule(facts.name, subject);
+  return prefix !== undefined
+    ? { kind: 'prefix', text: prefix }
+    : { kind: 'exact', text: `${facts.name}(${subject})`, subject };
+}
+
+/** A person's answer, read: a choice, or that no one could be asked. */
+function readAnswer(answer: ApprovalAnswer | 'timeout' | 'cancelled' | 'error'): {
+  readonly choice: ApprovalChoice | 'unavailable';
+  readonly reason?: string;
+  readonly by: string;
+} {
+  if (answer === 'timeout' || answer === 'cancelled' || answer === 'error')
+    return { choice: 'deny', by: answer };
+  if (answer === true || answer === 'allow_once') return { choice: 'allow_once', by: 'user' };
+  if (answer === 'allow_session') return { choice: 'allow_session', by: 'user' };
+  if (typeof answer !== 'object' || answer === null) return { choice: 'deny', by: 'user' };
+  const reason =
+    typeof answer.reason === 'string' && answer.reason.trim()
+      ? answer.reason.trim().slice(0, 1000)
+      : undefined;
+  const withReason = reason === undefined ? {} : { reason };
+  if ('decision' in answer) {
+    const choice = answer.decision;
+    if (choice === 'allow_once' || choice === 'allow_session' || choice === 'unavailable')
+      return { choice, by: choice === 'unavailable' ? 'unavailable' : 'user', ...withReason };
+    return { choice: 'deny', by: 'user', ...withReason };
+  }
+  return { choice: answer.approved === true ? 'allow_once' : 'deny', by: 'user', ...withReason };
+}
+
+/**
+ * What would let a call that needs approval run where no one can be asked: the rule or flag to
+ * name in `APPROVAL_REQUIRED` (never an argument value).
+ */
+function approvalRemedy(
+  context: PipelineContext,
+  facts: PermissionToolFacts,
+  decision: Extract<PermissionDecision, { type: 'ask' }>,
+  remember: RememberedApproval | undefined,
+): string {
+  if (decision.source === 'config')
+    return 'do not retry it; ask the person to approve the configuration or the plan outside this run';
+  if (decision.source === 'rule' && decision.rule)
+    return `do not retry it; the configured rule ask "${decision.rule}" asks every time (the person can remove it, or use a client that can be asked)`;
+  if (decision.source === 'hook' || decision.source === 'extension')
+    return 'do not retry it; a hook asks a person to confirm this call, and no one can be asked here';
+  if (context.approval === 'strict')
+    return 'do not retry it; approval strict asks before this call (the person can run with --approval on_request, or use a client that can be asked)';
+  // A rule that matches this call (an exact compound command cannot be allowed by a rule).
+  const rule = remember?.kind === 'exact' ? undefined : (remember?.text ?? facts.name);
+  return rule === undefined
+    ? 'do not retry it; the person can run it themselves, use a client that can be asked, or allow the command in a simpler form'
+    : `do not retry it; the person can allow it with "${rule}" in permissions.allow of toolhost.config.json, or use a client that can be asked`;
+}
+
+/**
+ * Asks the session's person (the `approve` callback) within the approval timeout, after the
+ * session's remembered answers (an earlier "allow for this session" that covers the call answers
+ * without asking). Fails closed with `APPROVAL_REQUIRED` when no one can be asked (no callback,
+ * approval `never`, or the callback answers `unavailable`), naming the rule or flag that would allow
+ * the call, and with `APPROVAL_DENIED` on a refusal, a timeout, a cancellation or a failing callback.
+ * `allow_session` is remembered by exact tool name (a shell command by its prefix rule) for this
+ * session only.
+ */
+export async function askPerson(
   context: PipelineContext,
   facts: PermissionToolFacts,
   decision: Extract<PermissionDecision, { type: 'ask' }>,
@@ -191,28 +284,50 @@ async function askPerson(
 ): Promise<Permitted> {
   const { audit } = context;
   const approve = context.approve;
-  if (!approve || context.approval === 'never') {
-    const why =
-      context.approval === 'never'
-        ? 'approval policy never asks a person'
-        : 'this host has no way to ask a person';
+  const remember = rememberable(facts, decision, input.subject);
+  const shell = facts.category === 'shell';
+  if (remember !== undefined) {
+    const covered = context.approvals.covers(facts.name, input.subject, shell);
+    if (covered !== undefined) {
+      audit.emit('approval-resolved', {
+        callId: input.callId,
+        toolName: facts.name,
+        approved: true,
+        by: 'session',
+        remembered: covered,
+      });
+      return {
+        decision: {
+          type: 'allow',
+          source: 'user',
+          rule: covered,
+          reason: 'a person allowed this for the rest of the session',
+        },
+      };
+    }
+  }
+  const unavailable = (why: string, requested: boolean): Permitted => {
     const error = new ToolhostError({
       code: 'APPROVAL_REQUIRED',
       message: `"${facts.name}" needs approval (${decision.reason}) and ${why}; the action was not performed`,
+      recovery: approvalRemedy(context, facts, decision, remember),
       details: {
         toolName: facts.name,
         decisionSource: decision.source,
         ...(decision.rule ? { rule: decision.rule } : {}),
+        ...(remember && remember.kind !== 'exact' ? { allowRule: remember.text } : {}),
       },
     });
-    // The request is on record even when no one can answer it.
-    audit.emit('approval-requested', {
-      callId: input.callId,
-      toolName: facts.name,
-      reason: decision.reason,
-      decisionSource: decision.source,
-      canAsk: false,
-    });
+    if (!requested) {
+      // The request is on record even when no one can answer it.
+      audit.emit('approval-requested', {
+        callId: input.callId,
+        toolName: facts.name,
+        reason: decision.reason,
+        decisionSource: decision.source,
+        canAsk: false,
+      });
+    }
     audit.emit('approval-resolved', {
       callId: input.callId,
       toolName: facts.name,
@@ -228,6 +343,14 @@ async function askPerson(
       },
       error,
     };
+  };
+  if (!approve || context.approval === 'never') {
+    return unavailable(
+      context.approval === 'never'
+        ? 'approval policy never asks a person'
+        : 'this host has no way to ask a person',
+      false,
+    );
   }
   const controller = new AbortController();
   const timer = setTimeout(
@@ -246,6 +369,9 @@ async function askPerson(
     reason: decision.reason,
     decisionSource: decision.source,
     ...(decision.rule ? { rule: decision.rule } : {}),
+    ...(remember
+      ? { remember: remember.kind === 'exact' ? `${facts.name}(exact command)` : remember.text }
+      : {}),
     paths: input.paths.map(({ argument, displayPath, access }) => ({ argument, path: displayPath, access })),
   });
   let answer: ApprovalAnswer | 'timeout' | 'cancelled' | 'error';
@@ -256,6 +382,8 @@ async function askPerson(
       if (controller.signal.aborted) settle();
       else controller.signal.addEventListener('abort', settle, { once: true });
     });
+    const choices: ApprovalChoice[] =
+      remember === undefined ? ['allow_once', 'deny'] : ['allow_once', 'allow_session', 'deny'];
     const request = {
       callId: input.callId,
       toolName: facts.name,
@@ -272,6 +400,8 @@ async function askPerson(
       ...(input.subject === undefined ? {} : { subject: input.subject }),
       ...(input.preview === undefined ? {} : { preview: input.preview }),
       paths: input.paths,
+      choices,
+      ...(remember === undefined ? {} : { remember: remember.text }),
       signal: controller.signal,
     };
     answer = await Promise.race([Promise.resolve().then(() => approve(request)), cancelled]);
@@ -281,15 +411,41 @@ async function askPerson(
     clearTimeout(timer);
     for (const signal of signals) signal.removeEventListener('abort', onAbort);
   }
-  const approved =
-    answer === true || (typeof answer === 'object' && answer !== null && answer.approved === true);
-  const personReason =
-    typeof answer === 'object' && answer !== null && typeof answer.reason === 'string' && answer.reason.trim()
-      ? answer.reason.trim().slice(0, 1000)
-      : undefined;
-  const by = typeof answer === 'string' ? answer : 'user';
-  audit.emit('approval-resolved', { callId: input.callId, toolName: facts.name, approved, by });
-  if (approved) return { decision: { type: 'allow', source: 'user', reason: 'a person approved this call' } };
+  const read = readAnswer(answer);
+  if (read.choice === 'unavailable') {
+    return unavailable(
+      read.reason ? `no one can be asked (${read.reason})` : 'no one can be asked here',
+      true,
+    );
+  }
+  const approved = read.choice !== 'deny';
+  // An allow_session that cannot be remembered counts once.
+  const remembered = read.choice === 'allow_session' && remember !== undefined ? remember : undefined;
+  if (remembered !== undefined) context.approvals.remember(remembered);
+  audit.emit('approval-resolved', {
+    callId: input.callId,
+    toolName: facts.name,
+    approved,
+    by: read.by,
+    ...(approved ? { choice: remembered !== undefined ? 'allow_session' : 'allow_once' } : {}),
+    ...(remembered !== undefined
+      ? { remembered: remembered.kind === 'exact' ? `${facts.name}(exact command)` : remembered.text }
+      : {}),
+  });
+  if (approved) {
+    return {
+      decision: {
+        type: 'allow',
+        source: 'user',
+        reason:
+          remembered !== undefined
+            ? 'a person allowed this for the rest of the session'
+            : 'a person approved this call',
+        ...(remembered !== undefined && remembered.kind !== 'exact' ? { rule: remembered.text } : {}),
+      },
+    };
+  }
+  const by = read.by;
   const why =
     by === 'timeout'
       ? 'no one answered the approval request in time'
@@ -297,7 +453,7 @@ async function askPerson(
         ? 'the call was cancelled while waiting for approval'
         : by === 'error'
           ? 'the approval request failed'
-          : `a person declined it${personReason ? `: ${personReason}` : ''}`;
+          : `a person declined it${read.reason ? `: ${read.reason}` : ''}`;
   return {
     decision: { type: 'deny', source: 'user', code: 'APPROVAL_DENIED', reason: why },
     error: new ToolhostError({

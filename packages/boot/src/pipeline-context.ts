@@ -1,9 +1,12 @@
 import type { ArgumentValidator, RegisteredTool, ToolInvocation, ToolRegistry } from '@toolhost/contracts';
 import type { AuditLog } from './audit-log.js';
 import type { ApprovalPolicy, PermissionToolFacts, SandboxMode } from './decide-permission.js';
+import type { HostExtension } from './host-extension.js';
 import type { ApproveCallback } from './host-types.js';
 import type { PermissionRules } from './permission-rules.js';
 import type { HostPlatform } from './select-surface.js';
+import type { HookRunner } from './run-hooks.js';
+import type { SessionApprovals } from './session-approvals.js';
 import type { ResultStore } from './shape-result.js';
 import type { StormBreaker } from './storm-breaker.js';
 
@@ -80,4 +83,17 @@ export interface PipelineContext {
   readonly shellName: string | undefined;
   /** Call and batch counters of the session. */
   readonly counters: { call: number; batch: number };
+  /** The project root (the working directory of hooks). */
+  readonly root: string;
+  /** The host's configured hooks; `undefined` when there are none. */
+  readonly hooks?: HookRunner | undefined;
+  /** The host's extensions, in order. */
+  readonly extensions: readonly HostExtension[];
+  /** What a person allowed for the rest of this session. */
+  readonly approvals: SessionApprovals;
+  /** The session's plan phase, when it was opened in plan mode (`active` until the plan is approved). */
+  readonly plan?: { readonly active: boolean } | undefined;
 }
+
+/** How many times one call may be replaced (by extensions and hooks together) before it is refused. */
+export const MAX_CALL_REPLACEMENTS = 4;

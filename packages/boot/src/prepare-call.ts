@@ -74,15 +74,38 @@ export function prepareCall(
   traceparent?: string,
 ): PreparedCall {
   const startedAt = performance.now();
-  const { audit, registry } = context;
   const callId = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${++context.counters.call}`;
   const name = typeof call.name === 'string' ? call.name : '';
-  audit.emit('call-received', {
+  context.audit.emit('call-received', {
     callId,
     ...(batchId ? { batchId } : {}),
     calledName: boundedName(name),
     ...(traceparent !== undefined && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
   });
+  return resolveCall(context, { callId, name, arguments: call.arguments, startedAt });
+}
+
+/** What {@link resolveCall} resolves: a call as proposed, or a replacement of one. */
+export interface CallProposal {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly startedAt: number;
+  /** Set for a replacement (by an extension or a hook): which one it is, from 1, and who made it. */
+  readonly replacement?: { readonly round: number; readonly by: string };
+}
+
+/**
+ * Steps 1 and 2 for one proposal: the seam a replaced call re-enters through, so a call an extension
+ * or a hook rewrote is resolved and validated exactly as the model's own (one pipeline, not two).
+ * Emits `call-resolved` and `call-validated` (with `replacement` and `replacedBy` for a replacement).
+ */
+export function resolveCall(context: PipelineContext, proposal: CallProposal): PreparedCall {
+  const { audit, registry } = context;
+  const { callId, name, startedAt } = proposal;
+  const replaced = proposal.replacement
+    ? { replacement: proposal.replacement.round, replacedBy: proposal.replacement.by }
+    : {};
   const fail = (error: ToolhostError, toolName: string | null): FailedCall => {
     audit.emit(toolName === null ? 'call-resolved' : 'call-validated', {
       callId,
@@ -90,13 +113,14 @@ export function prepareCall(
       ok: false,
       code: error.code,
       ...(error.code === 'ARGUMENT_VALIDATION' && error.signature ? { validationId: error.signature } : {}),
+      ...replaced,
     });
     return { kind: 'failed', callId, name, toolName, error, startedAt };
   };
   // 1. resolve
   let tool: RegisteredTool | undefined;
   let via: 'exact' | 'alias' | 'shell_synonym' | 'capability' = 'exact';
-  let rawArguments = call.arguments;
+  let rawArguments = proposal.arguments;
   let invocation: ToolInvocation = { kind: 'direct' };
   const lookup = name ? registry.lookup(name) : undefined;
   if (lookup) {
@@ -131,7 +155,7 @@ export function prepareCall(
   }
   if (!tool) return fail(notFound(context, name, callId), null);
   if (tool.definition.source === 'hosted') {
-    audit.emit('call-resolved', { callId, toolName: tool.name, ok: true, via });
+    audit.emit('call-resolved', { callId, toolName: tool.name, ok: true, via, ...replaced });
     return fail(
       new ToolhostError({
         code: 'TOOL_NOT_FOUND',
@@ -181,6 +205,7 @@ export function prepareCall(
     ok: true,
     via,
     ...(invocation.kind === 'capability' ? { capabilityId: invocation.capabilityId } : {}),
+    ...replaced,
   });
   if (!checked.ok) return fail(checked.error, tool.name);
   audit.emit('call-validated', {
@@ -190,6 +215,7 @@ export function prepareCall(
     schemaFingerprint: tool.schemaFingerprint,
     schemaValidated: checked.value.schemaValidated,
     ...(injected.dropped.length > 0 ? { ignoredKeys: injected.dropped } : {}),
+    ...replaced,
   });
   const args = checked.value.arguments;
   let parallel = tool.definition.execution.mode === 'parallel';

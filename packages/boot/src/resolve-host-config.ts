@@ -175,10 +175,10 @@ function wider<T>(order: readonly T[], candidate: T, ceiling: T): boolean {
  * other layers grant. Dropped, each listed in `ignored`: `defaults.sandbox` / `defaults.approval` wider
  * than the built-in defaults (`read_only`, `on_request`) or the user's, `allowedRoots`, `permissions.allow`,
  * `!` exceptions in `protectedPaths` / `secretPaths`, an `audit` path, a server that replaces one of the
- * user's, `trusted` on its servers, `webFetch` exceptions, and the shell settings that widen
- * (`sandbox.network: true`, writable and readable roots, a higher `sandbox.maxPlanEntries`,
- * `shellEnvironment.include`, a wider `inherit`, `set`). Its other servers stay listed, but connecting one asks a person
- * (`untrustedServers`). Narrowing settings (deny and ask rules, more protected and secret patterns,
+ * user's, `trusted` on its servers, `webFetch` exceptions, every hook (a hook is a command), and the
+ * shell settings that widen (`sandbox.network: true`, writable and readable roots, a higher
+ * `sandbox.maxPlanEntries`, `shellEnvironment.include`, a wider `inherit`, `set`). Its other
+ * servers stay listed, but connecting one asks a person (`untrustedServers`). Narrowing settings (deny and ask rules, more protected and secret patterns,
  * a stricter default) apply.
  */
 export function resolveHostConfig(
@@ -248,6 +248,8 @@ function mergeTrusted(base: HostConfig, next: HostConfig, root: string): HostCon
       allowHosts: [...new Set([...base.webFetch.allowHosts, ...next.webFetch.allowHosts])],
       allowPrivateNetwork: base.webFetch.allowPrivateNetwork || next.webFetch.allowPrivateNetwork,
     },
+    // Every trusted layer's hooks run, the user's own first.
+    hooks: [...base.hooks, ...next.hooks],
     ...mergedKeys(base, next),
     ...mergeShellSettingsTrusted(base, next, root),
     ...(next.audit !== undefined
@@ -337,6 +339,11 @@ function mergeUntrusted(
       reason: `${UNTRUSTED}: it may not let web_fetch reach local or private hosts`,
     });
   }
+  // A hook is a command the host runs as the user, outside every sandbox: a file the model may have
+  // written must never choose one.
+  for (const hook of next.hooks) {
+    ignored.push({ field: hook.id, reason: `${UNTRUSTED}: its hooks are commands, which it may not run` });
+  }
   let audit = base.audit;
   if (next.audit !== undefined) {
     if (typeof next.audit === 'string') {
@@ -358,6 +365,7 @@ function mergeUntrusted(
     allowedRoots: [...base.allowedRoots],
     defaults,
     webFetch: base.webFetch,
+    hooks: base.hooks,
     // Ignoring undeclared keys a client adds widens nothing: a declared property is never dropped.
     ...mergedKeys(base, next),
     // The shell's network, extra roots and environment widen; exclusions and lower limits narrow.

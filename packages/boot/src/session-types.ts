@@ -48,6 +48,13 @@ export interface SessionOptions {
   /** Asks this session's person; default the host's. */
   readonly approve?: ApproveCallback;
   /**
+   * Start in a plan phase (default the host's `plan`): the surface is the normal one plus
+   * `exit_plan_mode`, fixed for the session's life; until a person approves a plan through it,
+   * editing tools, writing or destructive MCP tools and `present` are refused (`PLAN_NOT_APPROVED`)
+   * and the shell runs in the read-only sandbox.
+   */
+  readonly plan?: boolean;
+  /**
    * Keep the session on disk (`<state dir>/sessions/<id>/`: the snapshot, stored results, job logs)
    * so `host.resumeSession(id)` continues it after a restart. Default true.
    */
@@ -61,7 +68,7 @@ export interface SessionOptions {
 }
 
 /** Options of `session.openChild`: a subagent's or planner's session over the same connections. */
-export interface ChildSessionOptions extends Omit<SessionOptions, 'persist'> {
+export interface ChildSessionOptions extends Omit<SessionOptions, 'persist' | 'plan'> {
   /**
    * A strict read-only child: read-only sandbox, editing tools refused, MCP tools only when their
    * server is trusted and they declare `readOnlyHint: true` and are not destructive.
@@ -90,6 +97,8 @@ export interface SessionSnapshot {
   readonly goal?: GoalRecord | null;
   /** The deliverables `present` recorded. */
   readonly deliverables?: readonly Deliverable[];
+  /** Set for a session opened in plan mode: whether it was still in its plan phase. */
+  readonly plan?: { readonly active: boolean };
 }
 
 /** A goal as a session reports it: the record, its activation in this process and its stop reason. */
@@ -129,6 +138,11 @@ export interface Session {
   readonly policy: SessionPolicy;
   /** Whether the session keeps its state on disk. */
   readonly persistent: boolean;
+  /**
+   * True while the session is in its plan phase (opened with `plan: true` and no plan approved yet).
+   * A child opened meanwhile runs in `read_only`.
+   */
+  readonly planning: boolean;
   /** The session's directory (its snapshot, stored results and job logs when persistent). */
   readonly dir: string;
   /** The provider-visible tools' names, sorted; fixed for the session's life. */

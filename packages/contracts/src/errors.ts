@@ -284,16 +284,22 @@ export const ERROR_CODES = {
     summary: 'The goal changed since that revision was read; nothing was updated.',
     recovery: 'read the goal again with get_goal and retry with its current revision',
   },
-  PLAN_NOT_APPROVED: {
-    kind: 'blocked',
-    summary: 'The session is in its plan phase, which does not allow this call until the plan is approved.',
-    recovery: 'finish the plan and have it approved (exit_plan_mode) first',
-  },
   COMPRESS_RANGE_INVALID: {
     kind: 'invalid_call',
     summary:
       'The compress anchor is not an exact excerpt that occurs exactly once across the real user messages, or the range it selects is empty; nothing was compressed.',
     recovery: 'copy a longer, unique excerpt of one user message as anchor, or choose the other direction',
+  },
+  HOOK_BLOCKED: {
+    kind: 'blocked',
+    summary: 'A configured hook or a host extension refused this call; the action was not performed.',
+    recovery: "read the hook's reason, then change the call to satisfy it or explain what you need",
+  },
+  PLAN_NOT_APPROVED: {
+    kind: 'blocked',
+    summary:
+      'The session is in its plan phase: editing tools and tools that write or delete are refused until a person approves the plan.',
+    recovery: 'keep exploring read-only, then call exit_plan_mode with your plan and wait for its approval',
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

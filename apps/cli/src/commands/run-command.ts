@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import type { Host } from '@toolhost/boot';
-import { type AgentEvent, type AgentLoop, createAgentLoop, type RecordedCall, type RunGoal } from '../agent-loop.js';
+import {
+  type AgentEvent,
+  type AgentLoop,
+  createAgentLoop,
+  type RecordedCall,
+  type RunGoal,
+} from '../agent-loop.js';
 import { canPrompt, createApprovalPrompt } from '../approval-prompt.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CliIo, CommandHandler } from '../command-types.js';
@@ -269,6 +275,7 @@ export const runCommand: CommandHandler = async ({
     subagents,
     // The loop owns its conversation, so its session gets compress.
     conversationTools: true,
+    ...(values.plan === true ? { plan: true } : {}),
   });
   hostRef = host;
   try {

@@ -1,6 +1,7 @@
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
-import { connectMcpServer, createMcpServer } from '../mcp-server.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { connectMcpServer, createElicitationApprover, createMcpServer } from '../mcp-server.js';
 import { openHost } from '../open-host.js';
 import { VERSION } from '../run-cli.js';
 import { parseAllowedOrigin, startHttpServer } from '../serve-http.js';
@@ -18,8 +19,10 @@ function parsePort(text: string): number {
  * `toolhost serve [--http PORT]`: the host's provider surface as an MCP server. Over stdio (the
  * default) it serves until stdin ends; over HTTP until SIGINT/SIGTERM. A message larger than
  * `MAX_SERVE_MESSAGE_BYTES` (4 MiB) is refused with a JSON-RPC error and serving goes on. Either way it then closes the
- * MCP sessions and the host, which ends running calls, jobs and MCP servers. Nobody can be asked for
- * approval through MCP here, so calls that need it fail closed (`APPROVAL_REQUIRED`).
+ * MCP sessions and the host, which ends running calls, jobs and MCP servers. A call that needs
+ * approval is asked of the MCP client with `elicitation/create` when it declares elicitation;
+ * otherwise it fails closed (`APPROVAL_REQUIRED`, naming the rule or flag that would allow it).
+ * `--plan` opens every MCP session in plan mode.
  */
 export const serveCommand: CommandHandler = async ({ globals, values, io, signal }) => {
   const port = typeof values.http === 'string' ? parsePort(values.http) : undefined;
@@ -31,7 +34,18 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
     if (!parsed.ok) throw usageError(`--allow-origin ${origin} ${parsed.reason}`);
     return parsed.origin;
   });
+  const plan = values.plan === true;
   const host = await openHost(globals, { io, network: values.network === true });
+  // Each MCP session's approvals go to its own client (elicitation), once the server exists.
+  const openServedSession = async () => {
+    let server: Server | undefined;
+    const session = await host.openSession({
+      approve: createElicitationApprover(() => server),
+      ...(plan ? { plan } : {}),
+    });
+    server = createMcpServer(session, { version: VERSION });
+    return { session, server };
+  };
   try {
     if (port !== undefined) {
       const http = await startHttpServer({
@@ -39,11 +53,8 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
         allowedOrigins,
         // One toolhost session per MCP session: no client sees another's observations, jobs or results.
         openSession: async () => {
-          const session = await host.openSession();
-          return {
-            server: createMcpServer(session, { version: VERSION }),
-            dispose: () => session.close(),
-          };
+          const { session, server } = await openServedSession();
+          return { server, dispose: () => session.close() };
         },
       }).catch((error: unknown) => {
         throw usageError(
@@ -59,8 +70,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
       await http.close();
       return EXIT_CODES.success;
     }
-    const session = await host.openSession();
-    const server = createMcpServer(session, { version: VERSION });
+    const { server } = await openServedSession();
     const transport = createStdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
     const ended = new Promise<void>((resolve) => {
       const done = () => resolve();

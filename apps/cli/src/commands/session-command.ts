@@ -40,7 +40,11 @@ async function answer(session: Session, line: string, signal: AbortSignal): Prom
   const calls = parsed.entries.flatMap((entry) => (entry.ok ? [entry.call] : []));
   try {
     const batch = await session.dispatchBatch(calls, options);
-    return { batch: batchResults(parsed.entries, batch), ...(batch.notice ? { notice: batch.notice } : {}) };
+    return {
+      batch: batchResults(parsed.entries, batch),
+      ...(batch.notice ? { notice: batch.notice } : {}),
+      ...(batch.stop ? { stop: batch.stop } : {}),
+    };
   } catch (error) {
     return {
       batch: parsed.entries.map((entry) =>
@@ -100,13 +104,17 @@ export const sessionCommand: CommandHandler = async ({ globals, values, io, sign
   if (requested !== undefined && resume !== undefined) {
     throw usageError('--session-id starts a new session and --resume continues one; pass one of them');
   }
+  const plan = values.plan === true;
   const host = await openHost(globals, { io, network: values.network === true });
   let session: Session;
   try {
     session =
       resume !== undefined
-        ? await host.resumeSession(resume)
-        : await host.openSession(requested === undefined ? {} : { id: requested });
+        ? await host.resumeSession(resume, plan ? { plan } : {})
+        : await host.openSession({
+            ...(requested === undefined ? {} : { id: requested }),
+            ...(plan ? { plan } : {}),
+          });
   } catch (error) {
     await host.close();
     const code = (error as { code?: unknown } | null)?.code;
