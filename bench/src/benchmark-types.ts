@@ -70,6 +70,7 @@ export const BENCHMARK_IDS = [
   'cold-start',
   'edit',
   'code-index',
+  'serve-start',
 ] as const;
 
 /** One of {@link BENCHMARK_IDS}. */

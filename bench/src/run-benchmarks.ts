@@ -12,6 +12,7 @@ import { grepBenchmark } from './benchmarks/grep.js';
 import { jobFloodBenchmark } from './benchmarks/job-flood.js';
 import { readWindowBenchmark } from './benchmarks/read-window.js';
 import { serveBenchmark } from './benchmarks/serve.js';
+import { serveStartBenchmark } from './benchmarks/serve-start.js';
 import { describeMachine, loadAverage, type MachineInfo } from './machine.js';
 import { REPO_ROOT } from './workspace.js';
 
@@ -27,6 +28,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   coldStartBenchmark,
   editBenchmark,
   codeIndexBenchmark,
+  serveStartBenchmark,
 ];
 
 /** Options of {@link runBenchmarks}. */
