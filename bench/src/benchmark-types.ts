@@ -58,7 +58,7 @@ export interface BenchmarkResult {
   readonly notes: readonly string[];
 }
 
-/** The ids of the benchmarks, in order (10 code-index from issue 21, 11 the shell call from issue 25). */
+/** The ids of the benchmarks, in order (10 code-index from issue 21, 11 the shell call from issue 25, 12 serve start-up from issue 16). */
 export const BENCHMARK_IDS = [
   'dispatch',
   'grep',
@@ -71,6 +71,7 @@ export const BENCHMARK_IDS = [
   'edit',
   'code-index',
   'shell',
+  'serve-start',
 ] as const;
 
 /** One of {@link BENCHMARK_IDS}. */

@@ -13,6 +13,7 @@ import { jobFloodBenchmark } from './benchmarks/job-flood.js';
 import { readWindowBenchmark } from './benchmarks/read-window.js';
 import { serveBenchmark } from './benchmarks/serve.js';
 import { shellBenchmark } from './benchmarks/shell.js';
+import { serveStartBenchmark } from './benchmarks/serve-start.js';
 import { describeMachine, loadAverage, type MachineInfo } from './machine.js';
 import { REPO_ROOT } from './workspace.js';
 
@@ -29,6 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   editBenchmark,
   codeIndexBenchmark,
   shellBenchmark,
+  serveStartBenchmark,
 ];
 
 /** Options of {@link runBenchmarks}. */

@@ -4,7 +4,6 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {
   ApprovalAnswer,
@@ -15,7 +14,10 @@ import type {
   DispatchResult,
   Session,
 } from '@toolhost/boot';
-import type { ToolAnnotations, ToolProgress } from '@toolhost/contracts';
+import type { ToolProgress } from '@toolhost/contracts';
+import { mcpTools, SERVE_CAPABILITIES, SERVE_SERVER_NAME, serveInstructions } from './mcp-surface.js';
+
+export { mcpToolAnnotations, mcpTools } from './mcp-surface.js';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -26,38 +28,6 @@ export interface McpServerOptions {
    * notification (seconds elapsed) is sent at this interval, in ms. Default 1000.
    */
   readonly heartbeatMs?: number;
-}
-
-/** MCP's four tool hints from the contract's annotations; an unknown annotation stays absent (unknown is not false). */
-export function mcpToolAnnotations(
-  annotations: ToolAnnotations | undefined,
-): Tool['annotations'] | undefined {
-  if (!annotations) return undefined;
-  const hints: NonNullable<Tool['annotations']> = {
-    ...(annotations.readOnly === undefined ? {} : { readOnlyHint: annotations.readOnly }),
-    ...(annotations.destructive === undefined ? {} : { destructiveHint: annotations.destructive }),
-    ...(annotations.idempotent === undefined ? {} : { idempotentHint: annotations.idempotent }),
-    ...(annotations.openWorld === undefined ? {} : { openWorldHint: annotations.openWorld }),
-  };
-  return Object.keys(hints).length > 0 ? hints : undefined;
-}
-
-/**
- * The MCP tool list of a session's provider surface, in the surface's order. Each tool's hints are
- * the ones it really has in that session (`Session.effectiveAnnotations`): the shell and
- * `use_capability` never claim more safety than the widest thing they can reach, because clients
- * such as Codex run read-only-hinted tools without asking.
- */
-export function mcpTools(session: Pick<Session, 'modelTools' | 'effectiveAnnotations'>): Tool[] {
-  return session.modelTools().map((tool) => {
-    const annotations = mcpToolAnnotations(session.effectiveAnnotations(tool.name));
-    return {
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as Tool['inputSchema'],
-      ...(annotations ? { annotations } : {}),
-    };
-  });
 }
 
 /**
@@ -100,13 +70,8 @@ export function mcpCallResult(result: DispatchResult): CallToolResult {
  */
 export function createMcpServer(session: Session, options: McpServerOptions): Server {
   const server = new Server(
-    { name: options.name ?? 'toolhost', version: options.version },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions:
-        'toolhost: a governed tool surface. Every call goes through the run policy (sandbox ' +
-        `${session.policy.sandbox}, approval ${session.policy.approval}); failures say CODE: cause; recovery.`,
-    },
+    { name: options.name ?? SERVE_SERVER_NAME, version: options.version },
+    { capabilities: SERVE_CAPABILITIES, instructions: serveInstructions(session) },
   );
   const tools = mcpTools(session);
   const heartbeatMs = options.heartbeatMs ?? 1_000;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseJsonRpcMessage } from './json-rpc-message.js';
 import {
   createJsonRpcIdScanner,
   JSON_RPC_ERRORS,
@@ -40,7 +40,8 @@ export interface StdioServerTransportOptions {
  * - a line that is not JSON is answered `-32700` (id `null`); a JSON-RPC batch (an array; MCP
  *   2025-06-18 has none) and a request that is not valid JSON-RPC are answered `-32600`;
  * - at most `maxRequestsInFlight` requests run at once; one more is answered `-32000` (busy) at once;
- * - everything else goes to the SDK's `Server` as before.
+ * - everything else goes to the SDK's `Server` as before (checked without the SDK's zod schemas, so
+ *   reading needs no SDK module: see json-rpc-message.ts).
  * Lines are assembled from a chunk list (one copy per line). Writes keep their order and wait for
  * `drain`.
  */
@@ -157,8 +158,8 @@ export function createStdioServerTransport(options: StdioServerTransportOptions)
       );
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    const message = parseJsonRpcMessage(value);
+    if (!message) {
       const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
       const id = typeof record.id === 'string' || typeof record.id === 'number' ? record.id : null;
       // A malformed notification or response gets no answer (JSON-RPC answers requests only).
@@ -170,7 +171,6 @@ export function createStdioServerTransport(options: StdioServerTransportOptions)
       );
       return;
     }
-    const message = parsed.data as JSONRPCMessage;
     const request = message as { id?: unknown; method?: unknown };
     if (
       typeof request.method === 'string' &&

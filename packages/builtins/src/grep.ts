@@ -1,29 +1,14 @@
-import {
-  defineTool,
-  errorResult,
-  schemaFingerprint,
-  type ToolDefinition,
-  ToolhostError,
-  textResult,
-} from '@toolhost/contracts';
+import type { ToolCallContext, ToolDefinition, ToolResult } from '@toolhost/contracts';
+import { defineTool } from '@toolhost/contracts';
 import type { PathPolicy } from '@toolhost/path-policy';
-import { abortErrorOf } from './discovery-abort.js';
 import type { GrepArguments } from './discovery-arguments.js';
 import {
-  argumentError,
   DISCOVERY_ANNOTATIONS,
   DISCOVERY_CATEGORIES,
   discoveryExecution,
   searchPathAccess,
 } from './discovery-definition.js';
-import { resolveDiscoveryTarget } from './discovery-policy.js';
 import { grepArgumentsSchema } from './discovery-schemas.generated.js';
-import { GrepCollector } from './grep-collector.js';
-import { runGrepFallback } from './grep-fallback.js';
-import { GREP_FILE_TYPES } from './grep-file-types.js';
-import { formatGrep } from './grep-format.js';
-import { runRipgrep } from './grep-ripgrep.js';
-import type { GrepSearch, GrepSearchOutcome } from './grep-search.js';
 
 /** Default result limit of `grep`. */
 export const GREP_DEFAULT_LIMIT = 200;
@@ -49,8 +34,6 @@ const DESCRIPTION = [
   'At most `limit` results are returned (default 200); every cut is stated in a notice at the end, and lines over 500 characters are shortened.',
 ].join(' ');
 
-const fingerprint = schemaFingerprint(grepArgumentsSchema);
-
 /**
  * Creates the `grep` tool: ripgrep when an executable is given (JSON output streamed, the process
  * killed as soon as the limit or the output budget is reached and when the call's signal fires),
@@ -63,7 +46,12 @@ const fingerprint = schemaFingerprint(grepArgumentsSchema);
  */
 export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepArguments> {
   const policy = options.pathPolicy;
-  const outputBytes = options.outputBytes ?? GREP_DEFAULT_OUTPUT_BYTES;
+  // The engines load on the first call (grep-run.ts), not with the tool's definition.
+  let run:
+    | Promise<
+        (options: GrepToolOptions, args: GrepArguments, context: ToolCallContext) => Promise<ToolResult>
+      >
+    | undefined;
   return defineTool({
     name: 'grep',
     source: 'builtin',
@@ -81,105 +69,8 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepArg
       preview: (args) => `grep ${JSON.stringify(args.pattern)} in ${args.path ?? '.'}`,
     },
     async execute(args, context) {
-      if (context.signal.aborted) return errorResult(abortErrorOf(context.signal, 'grep'));
-      const target = await resolveDiscoveryTarget(policy, args.path, 'list');
-      if (!target.ok) return errorResult(target.error);
-      const { path: root, displayPath, kind } = target.value;
-      if (kind === 'other') {
-        return errorResult(
-          new ToolhostError({
-            code: 'NOT_A_FILE',
-            message: `${JSON.stringify(displayPath)} is neither a regular file nor a directory`,
-            recovery: 'search a directory or a regular file',
-          }),
-        );
-      }
-      if (kind === 'file' && !policy.allows(root, 'read')) {
-        return errorResult(
-          new ToolhostError({
-            code: 'PATH_PROTECTED',
-            message: `${JSON.stringify(displayPath)} may not be read`,
-          }),
-        );
-      }
-      const mode = args.output_mode ?? 'content';
-      const collector = new GrepCollector({
-        mode,
-        limit: args.limit ?? GREP_DEFAULT_LIMIT,
-        context: mode === 'content' ? (args.context ?? 0) : 0,
-        budgetBytes: outputBytes,
-      });
-      const search: GrepSearch = {
-        root,
-        rootIsFile: kind === 'file',
-        pattern: args.pattern,
-        literal: args.literal ?? false,
-        ignoreCase: args.ignore_case ?? false,
-        multiline: args.multiline ?? false,
-        context: collector.options.context,
-        mode,
-        glob: args.glob,
-        type: args.type,
-        includeHidden: args.include_hidden ?? false,
-        noIgnore: args.no_ignore ?? false,
-        policy,
-        collector,
-        signal: context.signal,
-      };
-      const rgPath = options.ripgrep();
-      let engine: 'ripgrep' | 'js' = rgPath === null ? 'js' : 'ripgrep';
-      let outcome: GrepSearchOutcome | undefined;
-      if (rgPath !== null) {
-        const ran = await runRipgrep(search, rgPath);
-        if (ran.ok || ran.reason !== 'missing') outcome = ran;
-        else engine = 'js';
-      }
-      outcome ??= await runGrepFallback(search);
-      if (!outcome.ok) return errorResult(outcomeError(outcome, context.signal));
-      const formatted = formatGrep(collector, {
-        displayRoot: displayPath,
-        includeHidden: search.includeHidden,
-        noIgnore: search.noIgnore,
-        unreadable: outcome.unreadable,
-      });
-      return textResult(formatted.text, { engine, path: displayPath, ...formatted.details });
+      run ??= import('./grep-run.js').then((module) => module.runGrepCall);
+      return (await run)(options, args, context);
     },
   });
-}
-
-function outcomeError(
-  outcome: Extract<GrepSearchOutcome, { ok: false }>,
-  signal: AbortSignal,
-): ToolhostError {
-  switch (outcome.reason) {
-    case 'aborted':
-      return abortErrorOf(signal, 'grep');
-    case 'pattern':
-      return argumentError({
-        toolName: 'grep',
-        fingerprint,
-        argument: 'pattern',
-        message: `the pattern is not a valid regular expression: ${outcome.problem}`,
-        recovery:
-          'fix the pattern (ripgrep regex syntax: no look-around or backreferences) or pass literal=true to search for the text as written',
-      });
-    case 'type':
-      return argumentError({
-        toolName: 'grep',
-        fingerprint,
-        argument: 'type',
-        message: `type names no known file type; known types include ${Object.keys(GREP_FILE_TYPES).join(', ')}`,
-        recovery: 'use one of the listed types, or a glob such as "*.ext"',
-      });
-    case 'glob':
-      return argumentError({
-        toolName: 'grep',
-        fingerprint,
-        argument: 'glob',
-        message: outcome.problem,
-        recovery: 'fix the glob (for example "*.ts" or "src/**")',
-      });
-    default:
-      return new ToolhostError({ code: 'EXECUTION_ERROR', message: `grep failed: ${outcome.problem}` });
-  }
 }

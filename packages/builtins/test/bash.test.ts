@@ -192,7 +192,7 @@ describe('createBashTool', () => {
 
   it('says at its end that a result is not the whole output beyond the 8 MiB bound, and names the job log', async (t) => {
     const shell = shellFixture(t);
-    const result = await shell.call('bash', { command: "seq -w 1 1200000" });
+    const result = await shell.call('bash', { command: 'seq -w 1 1200000' });
     assert.ok(result.ok);
     const text = resultText(result);
     assert.equal(result.output.details?.truncated, true);
