@@ -291,7 +291,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       candidates: new Set([...builtins.map((tool) => tool.name), USE_CAPABILITY]),
     });
     const hostPlan = options.plan === true;
-    const hostSurface = surfaceFor(sandbox, surface, hostPlan);
+    const hostSurface = surfaceFor(sandbox, surface, false, hostPlan);
     const extensions = checkExtensions(options.extensions);
     const hooks =
       settings.config.hooks.length > 0
