@@ -5,7 +5,11 @@ import {
   ToolhostError,
 } from '@toolhost/contracts';
 import {
+  MCP_PROMPT_RULE,
+  MCP_READ_RESOURCE_RULE,
   mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
   mcpToolCapabilityId,
   SESSION_TOOL_RESULT_ID,
   serverCapabilityId,
@@ -13,6 +17,13 @@ import {
 } from './capability-ids.js';
 import type { ResolvedMcpServer } from './mcp-config.js';
 import type { McpConnection, McpTimeouts } from './mcp-connection.js';
+import {
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+  type McpServerContent,
+  UNKNOWN_CONTENT,
+} from './mcp-resources.js';
 import type { McpCachedToolListing, McpToolSchema } from './mcp-tools.js';
 import type {
   AuthorizeCapability,
@@ -84,6 +95,28 @@ export type ResolvedCapability =
        */
       readonly cacheMiss?: 'without_schema' | 'not_listed';
     }
+  | {
+      readonly kind: 'mcp-resource';
+      readonly id: string;
+      readonly connection: McpConnection;
+      /** The URI, or the URI template when the id names a template. */
+      readonly uri: string;
+      /** The listed resource of this URI, if it is one. */
+      readonly resource: McpResource | undefined;
+      /** The listed template, when the id names one (a call expands it with `arguments`). */
+      readonly template: McpResourceTemplate | undefined;
+      /** Where the listing came from; `unknown` when nothing is known of the server's resources. */
+      readonly source: SchemaSource;
+    }
+  | {
+      readonly kind: 'mcp-prompt';
+      readonly id: string;
+      readonly connection: McpConnection;
+      readonly prompt: string;
+      /** The listed prompt (its arguments), if known. */
+      readonly schema: McpPrompt | undefined;
+      readonly source: SchemaSource;
+    }
   | { readonly kind: 'session'; readonly id: string };
 
 /** The built-ins reachable as `tool:<name>`: listed ones, never the proxy itself. */
@@ -119,6 +152,55 @@ export function serverTools(connection: McpConnection): KnownServerTools {
   const cache = connection.schemaCache();
   if (!cache) return NONE;
   return { tools: cache.tools, source: 'cached', withoutSchema: cache.withoutSchema, savedAt: cache.savedAt };
+}
+
+/** A server's resources, templates and prompts as known now. */
+export interface KnownServerContent {
+  readonly content: McpServerContent;
+  /** Live while connected (once listed), else from the schema cache; `none` when nothing is known. */
+  readonly source: 'live' | 'cached' | 'none';
+  /** When the cached lists were saved (ISO 8601), for `source: 'cached'`. */
+  readonly savedAt: string | undefined;
+}
+
+/** A server's resources, templates and prompts as known now: live once listed, else cached, else none. */
+export function serverContent(connection: McpConnection): KnownServerContent {
+  if (connection.status === 'ready' && connection.liveContent) {
+    return { content: connection.liveContent, source: 'live', savedAt: undefined };
+  }
+  const cache = connection.schemaCache();
+  const content = cache?.content ?? UNKNOWN_CONTENT;
+  if (content.resources === undefined && content.templates === undefined && content.prompts === undefined) {
+    return { content: UNKNOWN_CONTENT, source: 'none', savedAt: undefined };
+  }
+  return { content, source: 'cached', savedAt: cache?.savedAt };
+}
+
+/** The hints of reading a resource or getting a prompt: a read, by the protocol's definition. */
+export const MCP_CONTENT_HINTS: ToolAnnotations = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  idempotent: true,
+});
+
+/** The policy target of reading a server's resources (`mcp__<server>__read_resource`). */
+export function resourcePolicyTarget(connection: McpConnection): CapabilityPolicyTarget {
+  return mcpPolicyTarget(
+    connection.server.name,
+    MCP_READ_RESOURCE_RULE,
+    MCP_CONTENT_HINTS,
+    connection.server.trusted,
+  );
+}
+
+/** The policy target of getting a server's prompts (`mcp__<server>__prompt`). */
+export function promptPolicyTarget(connection: McpConnection): CapabilityPolicyTarget {
+  return mcpPolicyTarget(
+    connection.server.name,
+    MCP_PROMPT_RULE,
+    MCP_CONTENT_HINTS,
+    connection.server.trusted,
+  );
 }
 
 /** One reachable capability: its summary, and what the session's policy would be asked about it. */
@@ -162,6 +244,20 @@ export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
         summary: mcpToolSummary(name, tool, 'unknown'),
         target: mcpPolicyTarget(name, tool.name, tool.annotations, trusted),
       });
+    }
+    const known = serverContent(connection);
+    if (known.source === 'none') continue;
+    const contentSource = known.source === 'live' ? 'live' : 'cached';
+    const readTarget = resourcePolicyTarget(connection);
+    for (const resource of known.content.resources ?? []) {
+      out.push({ summary: contentSummary(name, resource, contentSource), target: readTarget });
+    }
+    for (const template of known.content.templates ?? []) {
+      out.push({ summary: contentSummary(name, template, contentSource), target: readTarget });
+    }
+    const promptTarget = promptPolicyTarget(connection);
+    for (const prompt of known.content.prompts ?? []) {
+      out.push({ summary: contentSummary(name, prompt, contentSource), target: promptTarget });
     }
   }
   if (context.resultStore) {
@@ -246,6 +342,55 @@ function mcpToolSummary(
       name: tool.name,
       server,
       description: tool.title ? `${tool.title}. ${tool.description}` : tool.description,
+      schemaSource: source,
+    };
+    byKey.set(key, summary);
+  }
+  return summary;
+}
+
+/** The one-line description of a resource, template or prompt, for search and candidate lists. */
+export function contentDescription(item: McpResource | McpResourceTemplate | McpPrompt): string {
+  const title = item.title ? `${item.title}. ` : '';
+  if ('uriTemplate' in item) {
+    const variables = item.variables.map((variable) => variable.name).join(', ');
+    return `${title}Resource template "${item.name}"${item.mimeType ? ` (${item.mimeType})` : ''}, variables in \`arguments\`: ${variables || 'none'}. ${item.description}`.trim();
+  }
+  if ('uri' in item) {
+    return `${title}Resource "${item.name}"${item.mimeType ? ` (${item.mimeType})` : ''}. ${item.description}`.trim();
+  }
+  const args = item.arguments.map((argument) => `${argument.name}${argument.required ? ' (required)' : ''}`);
+  return `${title}Prompt "${item.name}", arguments: ${args.join(', ') || 'none'}. ${item.description}`.trim();
+}
+
+// One summary object per resource, template or prompt and source (search keeps its index per object).
+const contentSummaries = new WeakMap<object, Map<string, CapabilitySummary>>();
+
+function contentSummary(
+  server: string,
+  item: McpResource | McpResourceTemplate | McpPrompt,
+  source: 'live' | 'cached',
+): CapabilitySummary {
+  let byKey = contentSummaries.get(item);
+  if (!byKey) {
+    byKey = new Map();
+    contentSummaries.set(item, byKey);
+  }
+  const key = `${source}\0${server}`;
+  let summary = byKey.get(key);
+  if (!summary) {
+    const isPrompt = !('uri' in item) && !('uriTemplate' in item);
+    summary = {
+      id: isPrompt
+        ? mcpPromptCapabilityId(server, item.name)
+        : mcpResourceCapabilityId(
+            server,
+            'uriTemplate' in item ? item.uriTemplate : (item as McpResource).uri,
+          ),
+      kind: isPrompt ? 'mcp-prompt' : 'mcp-resource',
+      name: item.name,
+      server,
+      description: contentDescription(item),
       schemaSource: source,
     };
     byKey.set(key, summary);
