@@ -247,7 +247,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         await untilAborted(client.connect(transport, { timeout: timeouts.handshakeMs, signal }), signal);
         const session: LiveSession = { client, transport, kind };
         watchCancellations(session);
-        const listed = await untilAborted(listAllTools(client, timeouts.handshakeMs, signal), signal);
+        const listed = await untilAborted(listToolsOf(client, signal), signal);
         listingNotes = listed.notes;
         return ok({ session, tools: listed.tools });
       } catch (error) {
@@ -497,6 +497,29 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     if (!live || live.client !== client) return;
     liveContent = listed;
     rememberContent(listed);
+  }
+
+  /**
+   * The first `tools/list`. A server that declares no `tools` capability and answers "method not
+   * found" (one that offers only resources or prompts) has no tools; it used to fail the handshake.
+   */
+  async function listToolsOf(
+    client: Client,
+    signal: AbortSignal,
+  ): Promise<{ tools: McpToolSchema[]; notes: string[] }> {
+    try {
+      return await listAllTools(client, timeouts.handshakeMs, signal);
+    } catch (error) {
+      const { McpError, ErrorCode } = loadedMcpSdk();
+      if (
+        error instanceof McpError &&
+        error.code === ErrorCode.MethodNotFound &&
+        !isObject(client.getServerCapabilities()?.tools)
+      ) {
+        return { tools: [], notes: [] };
+      }
+      throw error;
+    }
   }
 
   async function refreshTools(client: Client): Promise<void> {
