@@ -11,7 +11,9 @@ import {
   waitFor,
 } from './helpers.js';
 
-const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const EVERYTHING = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
 
 async function call(session: SessionDriver, args: Record<string, unknown>): Promise<Json> {
   const line = await session.send({ name: 'use_capability', arguments: args });
@@ -34,7 +36,10 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
       // reads and prompts by their rule names.
       permissions: { allow: ['mcp__everything__read_resource', 'mcp__everything__prompt'] },
     };
-    const project = await makeProject({ 'toolhost.config.json': JSON.stringify(config), 'README.md': '# x\n' });
+    const project = await makeProject({
+      'toolhost.config.json': JSON.stringify(config),
+      'README.md': '# x\n',
+    });
     try {
       const trusted = await runToolhost(['trust'], { cwd: project.root });
       assert.equal(trusted.code, 0, trusted.stderr);
@@ -58,7 +63,10 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
         const list = ok(await call(session, { action: 'list' }));
         assert.match(list.output, /7 resources, 2 resource templates, 4 prompts \(cached\)/);
         const search = ok(await call(session, { action: 'search', query: 'static document features' }));
-        assert.match(search.output, /mcp-resource:everything\/demo:\/\/resource\/static\/document\/features\.md/);
+        assert.match(
+          search.output,
+          /mcp-resource:everything\/demo:\/\/resource\/static\/document\/features\.md/,
+        );
         const inspect = ok(
           await call(session, { action: 'inspect', capability_id: 'mcp-prompt:everything/args-prompt' }),
         );
@@ -72,7 +80,11 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
         assert.equal(missing.error.code, 'ARGUMENT_VALIDATION');
         assert.match(missing.output, /missing required argument "city"/);
         assert.doesNotMatch(missing.output, /SECRET-STATE/);
-        assert.deepEqual(pidsMatching(marker), [], 'nothing started for list, search, inspect or a refused call');
+        assert.deepEqual(
+          pidsMatching(marker),
+          [],
+          'nothing started for list, search, inspect or a refused call',
+        );
 
         const text = ok(
           await call(session, {
@@ -80,7 +92,10 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
             capability_id: 'mcp-resource:everything/demo://resource/static/document/features.md',
           }),
         );
-        assert.match(text.output, /\[resource demo:\/\/resource\/static\/document\/features\.md \(text\/markdown\)\]/);
+        assert.match(
+          text.output,
+          /\[resource demo:\/\/resource\/static\/document\/features\.md \(text\/markdown\)\]/,
+        );
         assert.match(text.output, /# Everything Server - Features/);
         const binary = ok(
           await call(session, {
@@ -111,6 +126,48 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
       }
       const surfaceAfter = await runToolhost(['tools', '--json'], { cwd: project.root });
       assert.equal(surfaceAfter.stdout, surfaceBefore.stdout, 'the provider surface bytes are unchanged');
+    } finally {
+      await project.cleanup();
+    }
+  });
+
+  it('permission rules see reads as mcp__everything__read_resource and prompts as mcp__everything__prompt: a deny refuses before the server starts, no rule asks a person', async () => {
+    const marker = `mcpres-${uniqueSleep()}`;
+    const config = {
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio', marker] } },
+      permissions: { deny: ['mcp__everything__prompt'] },
+    };
+    const project = await makeProject({
+      'toolhost.config.json': JSON.stringify(config),
+      'README.md': '# x\n',
+    });
+    try {
+      const trusted = await runToolhost(['trust'], { cwd: project.root });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      const session = SessionDriver.start([], { cwd: project.root });
+      try {
+        const denied = await call(session, {
+          action: 'call',
+          capability_id: 'mcp-prompt:everything/simple-prompt',
+        });
+        assert.equal(denied.status, 'error', denied.output);
+        assert.match(denied.output, /mcp__everything__prompt/);
+        assert.deepEqual(pidsMatching(marker), [], 'a denied prompt starts no server');
+        // No rule for reads: the server is not trusted, so its read is not believed read-only and
+        // a person is asked (none in this session).
+        const read = await call(session, {
+          action: 'call',
+          capability_id: 'mcp-resource:everything/demo://resource/static/document/features.md',
+        });
+        assert.equal(read.status, 'error', read.output);
+        assert.equal(read.error.code, 'APPROVAL_REQUIRED', read.output);
+        assert.match(read.output, /mcp__everything__read_resource/);
+        const exit = await session.close();
+        assert.equal(exit.code, 0, session.stderr);
+        await waitFor(() => pidsMatching(marker).length === 0);
+      } finally {
+        session.kill();
+      }
     } finally {
       await project.cleanup();
     }
