@@ -310,10 +310,11 @@ export async function callMcpResource(
 ): Promise<ToolResult> {
   const { connection, id } = resolved;
   if (!connection.server.enabled) return errorResult(disabled(connection));
+  const templated = /\{[^{}]*\}/.test(resolved.uri);
   if (resolved.template) {
     const checked = templateProblem(id, resolved.template, args);
     if (!checked.ok) return checked.result;
-  } else if (!resolved.template && !/\{[^{}]*\}/.test(resolved.uri)) {
+  } else if (!templated) {
     const checked = checkContentArguments(args, [], 'argument');
     if (!checked.ok) return contentArgumentsFailed(id, checked.problem, checked.reason, [], 'argument');
   }
@@ -326,8 +327,10 @@ export async function callMcpResource(
   const content = await connection.contentListed();
   const server = connection.server;
   let uri = resolved.uri;
-  const template =
-    content?.templates?.find((candidate) => candidate.uriTemplate === resolved.uri) ?? resolved.template;
+  // The live list decides; when it could not be read, the cached template stands.
+  const template = content?.templates
+    ? content.templates.find((candidate) => candidate.uriTemplate === resolved.uri)
+    : resolved.template;
   if (template) {
     const checked = templateProblem(id, template, args);
     if (!checked.ok) return checked.result;
@@ -351,7 +354,7 @@ export async function callMcpResource(
         'variable',
       );
     }
-  } else if (/\{[^{}]*\}/.test(resolved.uri)) {
+  } else if (templated) {
     return errorResult(
       unknownReference(context, {
         wanted: resolved.uri,
@@ -362,7 +365,7 @@ export async function callMcpResource(
         ),
       }),
     );
-  } else if (resolved.template === undefined) {
+  } else {
     const checked = checkContentArguments(args, [], 'argument');
     if (!checked.ok) return contentArgumentsFailed(id, checked.problem, checked.reason, [], 'argument');
   }
