@@ -210,8 +210,14 @@ export interface CapabilityEntry {
   readonly target: CapabilityPolicyTarget | undefined;
 }
 
-/** Everything this frontend can reach, with the policy target of each tool. */
-export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
+/**
+ * Everything this frontend can reach, with the policy target of each tool. `content: false` leaves
+ * out resources, templates and prompts (what `list` counts per server without listing them).
+ */
+export function capabilityEntries(
+  context: FrontendContext,
+  options: { readonly content?: boolean } = {},
+): CapabilityEntry[] {
   const out: CapabilityEntry[] = [];
   for (const tool of catalogTools(context)) {
     out.push({
@@ -245,19 +251,20 @@ export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
         target: mcpPolicyTarget(name, tool.name, tool.annotations, trusted),
       });
     }
+    if (options.content === false) continue;
     const known = serverContent(connection);
     if (known.source === 'none') continue;
     const contentSource = known.source === 'live' ? 'live' : 'cached';
     const readTarget = resourcePolicyTarget(connection);
-    for (const resource of known.content.resources ?? []) {
-      out.push({ summary: contentSummary(name, resource, contentSource), target: readTarget });
+    for (const summary of contentSummaries(name, known.content.resources, contentSource)) {
+      out.push({ summary, target: readTarget });
     }
-    for (const template of known.content.templates ?? []) {
-      out.push({ summary: contentSummary(name, template, contentSource), target: readTarget });
+    for (const summary of contentSummaries(name, known.content.templates, contentSource)) {
+      out.push({ summary, target: readTarget });
     }
     const promptTarget = promptPolicyTarget(connection);
-    for (const prompt of known.content.prompts ?? []) {
-      out.push({ summary: contentSummary(name, prompt, contentSource), target: promptTarget });
+    for (const summary of contentSummaries(name, known.content.prompts, contentSource)) {
+      out.push({ summary, target: promptTarget });
     }
   }
   if (context.resultStore) {
@@ -363,37 +370,44 @@ export function contentDescription(item: McpResource | McpResourceTemplate | Mcp
   return `${title}Prompt "${item.name}", arguments: ${args.join(', ') || 'none'}. ${item.description}`.trim();
 }
 
-// One summary object per resource, template or prompt and source (search keeps its index per object).
-const contentSummaries = new WeakMap<object, Map<string, CapabilitySummary>>();
+// The summaries of one listed array (per server and source), made once: search keeps its word
+// index per summary object, and one weak key per list (not per entry) keeps the GC's work small.
+const listSummaries = new WeakMap<readonly object[], Map<string, readonly CapabilitySummary[]>>();
+
+function contentSummaries(
+  server: string,
+  items: readonly (McpResource | McpResourceTemplate | McpPrompt)[] | undefined,
+  source: 'live' | 'cached',
+): readonly CapabilitySummary[] {
+  if (!items || items.length === 0) return [];
+  let byKey = listSummaries.get(items);
+  if (!byKey) {
+    byKey = new Map();
+    listSummaries.set(items, byKey);
+  }
+  const key = `${source}\0${server}`;
+  let summaries = byKey.get(key);
+  if (!summaries) {
+    summaries = items.map((item) => contentSummary(server, item, source));
+    byKey.set(key, summaries);
+  }
+  return summaries;
+}
 
 function contentSummary(
   server: string,
   item: McpResource | McpResourceTemplate | McpPrompt,
   source: 'live' | 'cached',
 ): CapabilitySummary {
-  let byKey = contentSummaries.get(item);
-  if (!byKey) {
-    byKey = new Map();
-    contentSummaries.set(item, byKey);
-  }
-  const key = `${source}\0${server}`;
-  let summary = byKey.get(key);
-  if (!summary) {
-    const isPrompt = !('uri' in item) && !('uriTemplate' in item);
-    summary = {
-      id: isPrompt
-        ? mcpPromptCapabilityId(server, item.name)
-        : mcpResourceCapabilityId(
-            server,
-            'uriTemplate' in item ? item.uriTemplate : (item as McpResource).uri,
-          ),
-      kind: isPrompt ? 'mcp-prompt' : 'mcp-resource',
-      name: item.name,
-      server,
-      description: contentDescription(item),
-      schemaSource: source,
-    };
-    byKey.set(key, summary);
-  }
-  return summary;
+  const isPrompt = !('uri' in item) && !('uriTemplate' in item);
+  return {
+    id: isPrompt
+      ? mcpPromptCapabilityId(server, item.name)
+      : mcpResourceCapabilityId(server, 'uriTemplate' in item ? item.uriTemplate : (item as McpResource).uri),
+    kind: isPrompt ? 'mcp-prompt' : 'mcp-resource',
+    name: item.name,
+    server,
+    description: contentDescription(item),
+    schemaSource: source,
+  };
 }

@@ -66,7 +66,8 @@ function refusedByServer(context: FrontendContext, entries: readonly CapabilityE
 
 /** What `list` reports, as data. Never starts anything. */
 export function inventoryOf(context: FrontendContext): CapabilityInventory {
-  const entries = capabilityEntries(context);
+  // Tools only: resources and prompts are counted per server, and their refusal is one rule each.
+  const entries = capabilityEntries(context, { content: false });
   const refusedMcp = refusedByServer(context, entries);
   const servers: McpServerInventory[] = [];
   for (const connection of context.shared.connections.values()) {
@@ -154,7 +155,7 @@ export function listText(context: FrontendContext): string {
       refusedNote(
         'built-in tools',
         data.refusedTools,
-        firstRefusalText(context, capabilityEntries(context), first),
+        firstRefusalText(context, capabilityEntries(context, { content: false }), first),
       ),
     );
   }
