@@ -15,7 +15,16 @@ import {
   toResourceOutput,
 } from '../src/index.js';
 import { parseMcpServers } from '../src/mcp-config.js';
-import { GENEROUS_TIMEOUTS, npmServer, recordingAuthorize, run, seen, tempDir, waitFor } from './helpers.js';
+import {
+  fixtureServer,
+  GENEROUS_TIMEOUTS,
+  npmServer,
+  recordingAuthorize,
+  run,
+  seen,
+  tempDir,
+  waitFor,
+} from './helpers.js';
 
 const IMAGE_SERVER = fileURLToPath(new URL('./fixtures/image-resource-server.mjs', import.meta.url));
 const STATIC_DOC = 'mcp-resource:everything/demo://resource/static/document/features.md';
@@ -393,3 +402,32 @@ function serverOf(_stateDir: string) {
   assert.ok(server);
   return server;
 }
+
+describe('a server that never answers its resource and prompt lists', () => {
+  it('keeps its tools usable: the lists stay unknown after requestMs, and a read is still sent (the server answers for itself)', async (t) => {
+    const { authorize } = recordingAuthorize();
+    const proxy = createCapabilityProxy({
+      mcpServers: { stuck: fixtureServer('--hang-resources') },
+      authorize,
+      timeouts: { handshakeMs: 30_000, requestMs: 1_500, totalMs: 60_000 },
+    });
+    t.after(() => proxy.close());
+    const echo = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:stuck/echo',
+      arguments: { message: 'still here' },
+    });
+    assert.ok(echo.ok, seen(echo));
+    assert.match(seen(echo), /still here/);
+    const connected = await run(proxy, { action: 'call', capability_id: 'mcp-server:stuck' });
+    assert.ok(connected.ok, seen(connected));
+    assert.match(seen(connected), /its resource or prompt list could not be read/);
+    assert.match(
+      seen(await run(proxy, { action: 'list' })),
+      /resources unknown, resource templates unknown, prompts unknown \(live\)/,
+    );
+    const read = await run(proxy, { action: 'call', capability_id: 'mcp-resource:stuck/x://a' });
+    assert.equal(read.ok ? undefined : read.error.code, 'MCP_CALL_FAILED');
+    assert.match(seen(read), /answered with JSON-RPC error -32601 \(resource read\)/);
+  });
+});
