@@ -109,7 +109,14 @@ describe('MCP resources and prompts through use_capability (server-everything)',
     const stateDir = tempDir(t);
     const { proxy, requests } = everythingProxy(stateDir);
     t.after(() => proxy.close());
+    // Starting the server is not read-only; once connected, an untrusted server's read is scheduled
+    // as if nothing were known (its hints are claims), like its tools.
+    assert.deepEqual(proxy.callAnnotations({ action: 'call', capability_id: STATIC_DOC }), {
+      readOnly: false,
+      destructive: false,
+    });
     const doc = await run(proxy, { action: 'call', capability_id: STATIC_DOC });
+    assert.deepEqual(proxy.callAnnotations({ action: 'call', capability_id: STATIC_DOC }), {});
     assert.ok(doc.ok, seen(doc));
     assert.match(
       seen(doc),
