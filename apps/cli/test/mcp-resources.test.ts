@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   type Json,
   makeProject,
@@ -13,6 +14,10 @@ import {
 
 const EVERYTHING = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
+);
+/** An SDK-built stdio server with a large text resource (capability-proxy's test fixture). */
+const RESOURCE_FIXTURE = fileURLToPath(
+  new URL('../../../packages/capability-proxy/test/fixtures/image-resource-server.mjs', import.meta.url),
 );
 
 async function call(session: SessionDriver, args: Record<string, unknown>): Promise<Json> {
@@ -165,6 +170,57 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
         const exit = await session.close();
         assert.equal(exit.code, 0, session.stderr);
         await waitFor(() => pidsMatching(marker).length === 0);
+      } finally {
+        session.kill();
+      }
+    } finally {
+      await project.cleanup();
+    }
+  });
+
+  it('a text resource over the result budget is cut like any result and paged whole through session:tool_result', async () => {
+    const config = {
+      mcpServers: { files: { command: process.execPath, args: [RESOURCE_FIXTURE] } },
+      permissions: { allow: ['mcp__files__read_resource'] },
+    };
+    const project = await makeProject({
+      'toolhost.config.json': JSON.stringify(config),
+      'README.md': '# x\n',
+    });
+    try {
+      const trusted = await runToolhost(['trust'], { cwd: project.root });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      const session = SessionDriver.start([], { cwd: project.root });
+      try {
+        const read = await session.send({
+          id: 'read-big',
+          name: 'use_capability',
+          arguments: { action: 'call', capability_id: 'mcp-resource:files/fixture://big.txt' },
+        });
+        ok(read);
+        assert.equal(typeof read.resultRef, 'string', 'a result over the budget is kept and referenced');
+        assert.match(read.output, /^\[resource fixture:\/\/big\.txt \(text\/plain\)\]\nline 0 /);
+        assert.ok(Buffer.byteLength(read.output) <= 40 * 1024, 'the model sees a cut result');
+        let offset = 0;
+        let whole = '';
+        for (let page = 0; page < 40; page++) {
+          const next = ok(
+            await call(session, {
+              action: 'call',
+              capability_id: 'session:tool_result',
+              arguments: { tool_call_id: 'read-big', result_ref: read.resultRef, offset, limit: 24_576 },
+            }),
+          );
+          const newline = next.output.indexOf('\n');
+          const header = JSON.parse(next.output.slice(0, newline));
+          whole += next.output.slice(newline + 1);
+          if (header.complete) break;
+          offset = header.next_offset;
+        }
+        assert.ok(whole.endsWith('line 5999 xxxxxxxxxxxxxxxxxxxx end'), whole.slice(-80));
+        assert.match(whole, /\nline 3000 x{20}\n/);
+        const exit = await session.close();
+        assert.equal(exit.code, 0, session.stderr);
       } finally {
         session.kill();
       }
