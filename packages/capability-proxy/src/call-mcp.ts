@@ -5,16 +5,33 @@ import {
   ToolhostError,
   type ToolResult,
 } from '@toolhost/contracts';
-import { mcpPermissionName, mcpToolCapabilityId } from './capability-ids.js';
+import {
+  MCP_PROMPT_RULE,
+  MCP_READ_RESOURCE_RULE,
+  mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
+  mcpToolCapabilityId,
+} from './capability-ids.js';
 import {
   capabilitySummaries,
   type FrontendContext,
+  MCP_CONTENT_HINTS,
   mcpPolicyTarget,
   policyRefusal,
+  promptPolicyTarget,
   type ResolvedCapability,
+  resourcePolicyTarget,
 } from './frontend-context.js';
 import type { McpConnection } from './mcp-connection.js';
-import { toToolOutput } from './mcp-content.js';
+import { toPromptOutput, toResourceOutput, toToolOutput } from './mcp-content.js';
+import {
+  checkContentArguments,
+  MCP_CONTENT_LIMITS,
+  type McpPrompt,
+  type McpResourceTemplate,
+} from './mcp-resources.js';
+import { loadedMcpSdk } from './mcp-sdk.js';
 import type { McpToolSchema } from './mcp-tools.js';
 import type { CapabilityAuthorization, CapabilityAuthorizationRequest } from './proxy-types.js';
 import { schemaHelp } from './render-capabilities.js';
@@ -208,6 +225,277 @@ export async function callMcpTool(
   return { ok: true, output };
 }
 
+/** An `ARGUMENT_VALIDATION` for a prompt's arguments or a template's variables: names only, never values. */
+function contentArgumentsFailed(
+  id: string,
+  problem: string,
+  reason: string,
+  expected: readonly { readonly name: string; readonly required: boolean; readonly description?: string }[],
+  what: 'argument' | 'variable',
+): ToolResult {
+  const listed =
+    expected.length === 0
+      ? `it takes no ${what}s`
+      : `its ${what}s: ${expected
+          .map((item) => `${item.name}${item.required ? ' (required)' : ' (optional)'}`)
+          .join(', ')}`;
+  const example: Record<string, string> = {};
+  for (const item of expected) if (item.required) example[item.name] = '<string>';
+  return errorResult(
+    new ToolhostError({
+      code: 'ARGUMENT_VALIDATION',
+      message: `${id}: ${problem}; ${listed}; nothing was sent`,
+      recovery: `call again with the ${what}s inside \`arguments\`, as strings`,
+      signature: `argument_validation:${id.slice(0, 200)}:${reason}`,
+      details: { capabilityId: id, reason, remoteDispatched: false },
+    }),
+    {
+      content: [
+        {
+          type: 'text',
+          text: `A well-formed call: use_capability(action="call", capability_id="${id}", arguments=${JSON.stringify(example)})`,
+        },
+      ],
+      details: { capabilityId: id },
+    },
+  );
+}
+
+function templateProblem(
+  id: string,
+  template: McpResourceTemplate,
+  args: unknown,
+): { ok: true; values: Record<string, string> } | { ok: false; result: ToolResult } {
+  const checked = checkContentArguments(args, template.variables, 'variable');
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    result: contentArgumentsFailed(id, checked.problem, checked.reason, template.variables, 'variable'),
+  };
+}
+
+function promptProblem(
+  id: string,
+  prompt: McpPrompt,
+  args: unknown,
+): { ok: true; values: Record<string, string> } | { ok: false; result: ToolResult } {
+  const checked = checkContentArguments(args, prompt.arguments, 'argument');
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    result: contentArgumentsFailed(id, checked.problem, checked.reason, prompt.arguments, 'argument'),
+  };
+}
+
+/** A failed `resources/read` / `prompts/get`: the server's text as untrusted output, never in the message. */
+function requestFailed(error: ToolhostError): ToolResult {
+  const serverMessage = error.details.serverMessage;
+  return typeof serverMessage === 'string'
+    ? errorResult(error, { content: [{ type: 'text', text: serverMessage }], untrusted: true })
+    : errorResult(error);
+}
+
+/**
+ * `call` of `mcp-resource:<server>/<uri>`: a template's variables are checked (names only) and a
+ * plain resource's empty `arguments` before anything starts; a deny rule on
+ * `mcp__<server>__read_resource` refuses before the server starts; then it connects, expands the
+ * template with the SDK's RFC 6570 `UriTemplate`, asks `mcp__<server>__read_resource` (read-only
+ * hints) and sends `resources/read`.
+ */
+export async function callMcpResource(
+  context: FrontendContext,
+  resolved: Extract<ResolvedCapability, { kind: 'mcp-resource' }>,
+  args: unknown,
+  call: ToolCallContext,
+): Promise<ToolResult> {
+  const { connection, id } = resolved;
+  if (!connection.server.enabled) return errorResult(disabled(connection));
+  const templated = /\{[^{}]*\}/.test(resolved.uri);
+  if (resolved.template) {
+    const checked = templateProblem(id, resolved.template, args);
+    if (!checked.ok) return checked.result;
+  } else if (!templated) {
+    const checked = checkContentArguments(args, [], 'argument');
+    if (!checked.ok) return contentArgumentsFailed(id, checked.problem, checked.reason, [], 'argument');
+  }
+  if (connection.status !== 'ready') {
+    const refused = policyRefusal(context, resourcePolicyTarget(connection), call);
+    if (refused) return errorResult(refused);
+  }
+  const connectFailure = await ensureConnected(context, connection, id, call);
+  if (connectFailure) return errorResult(connectFailure);
+  const content = await connection.contentListed();
+  const server = connection.server;
+  let uri = resolved.uri;
+  // The live list decides; when it could not be read, the cached template stands.
+  const template = content?.templates
+    ? content.templates.find((candidate) => candidate.uriTemplate === resolved.uri)
+    : resolved.template;
+  if (template) {
+    const checked = templateProblem(id, template, args);
+    if (!checked.ok) return checked.result;
+    try {
+      uri = new (loadedMcpSdk().UriTemplate)(template.uriTemplate).expand(checked.values);
+    } catch {
+      return contentArgumentsFailed(
+        id,
+        'the template could not be expanded with these variables',
+        'expansion',
+        template.variables,
+        'variable',
+      );
+    }
+    if (uri.length > MCP_CONTENT_LIMITS.maxUriChars * 4) {
+      return contentArgumentsFailed(
+        id,
+        `the expanded URI is longer than ${MCP_CONTENT_LIMITS.maxUriChars * 4} characters`,
+        'too_long',
+        template.variables,
+        'variable',
+      );
+    }
+  } else if (templated) {
+    return errorResult(
+      unknownReference(context, {
+        wanted: resolved.uri,
+        action: 'call',
+        message: `MCP server "${server.name}" lists no resource template with this URI template now that it is connected`,
+        pool: capabilitySummaries(context).filter(
+          (entry) => entry.kind === 'mcp-resource' && entry.server === server.name,
+        ),
+      }),
+    );
+  } else {
+    const checked = checkContentArguments(args, [], 'argument');
+    if (!checked.ok) return contentArgumentsFailed(id, checked.problem, checked.reason, [], 'argument');
+  }
+  const decision = await askHost(context, {
+    kind: 'mcp-tool',
+    method: 'resources/read',
+    toolName: mcpPermissionName(server.name, MCP_READ_RESOURCE_RULE),
+    server: server.name,
+    tool: MCP_READ_RESOURCE_RULE,
+    capabilityId: id,
+    callId: call.callId,
+    signal: call.signal,
+    arguments: { uri },
+    annotations: MCP_CONTENT_HINTS,
+    annotationsTrusted: server.trusted,
+    preview: `read a resource of MCP server "${server.name}"`,
+  });
+  if (!decision.allowed) return errorResult(decision.error);
+  if (context.closed) return errorResult(unavailable('the capability proxy is closed'));
+  const read = await connection.request({
+    method: 'resources/read',
+    params: { uri },
+    label: 'resource read',
+    signatureName: MCP_READ_RESOURCE_RULE,
+    signal: call.signal,
+    onProgress: call.onProgress,
+  });
+  if (!read.ok) return requestFailed(read.error);
+  const output = toResourceOutput(read.value, { server: server.name, capabilityId: id });
+  return {
+    ok: true,
+    output: {
+      ...output,
+      details: {
+        ...output.details,
+        action: 'call',
+        ...(template ? { template: template.uriTemplate } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * `call` of `mcp-prompt:<server>/<name>`: checks `arguments` against the prompt's known arguments
+ * (a missing required one or an unknown one is refused before anything starts, naming arguments,
+ * never values); a deny rule on `mcp__<server>__prompt` refuses before the server starts; then it
+ * connects, checks against the live list, asks `mcp__<server>__prompt` and sends `prompts/get`.
+ */
+export async function callMcpPrompt(
+  context: FrontendContext,
+  resolved: Extract<ResolvedCapability, { kind: 'mcp-prompt' }>,
+  args: unknown,
+  call: ToolCallContext,
+): Promise<ToolResult> {
+  const { connection, id } = resolved;
+  if (!connection.server.enabled) return errorResult(disabled(connection));
+  if (resolved.schema) {
+    const checked = promptProblem(id, resolved.schema, args);
+    if (!checked.ok) return checked.result;
+  }
+  if (connection.status !== 'ready') {
+    const refused = policyRefusal(context, promptPolicyTarget(connection), call);
+    if (refused) return errorResult(refused);
+  }
+  const connectFailure = await ensureConnected(context, connection, id, call);
+  if (connectFailure) return errorResult(connectFailure);
+  const content = await connection.contentListed();
+  const server = connection.server;
+  const live = content?.prompts?.find((prompt) => prompt.name === resolved.prompt);
+  if (content?.prompts !== undefined && !live) {
+    return errorResult(
+      unknownReference(context, {
+        wanted: resolved.prompt,
+        action: 'call',
+        message: `MCP server "${server.name}" offers no prompt with this name now that it is connected`,
+        pool: capabilitySummaries(context).filter((entry) => entry.kind === 'mcp-prompt'),
+      }),
+    );
+  }
+  // The live list decides; a server whose prompt list could not be read gets the arguments as given
+  // (still checked to be strings), and answers for itself.
+  const schema = live ?? resolved.schema;
+  let values: Record<string, string>;
+  if (schema) {
+    const checked = promptProblem(id, schema, args);
+    if (!checked.ok) return checked.result;
+    values = checked.values;
+  } else {
+    const given = isJsonObject(args) ? args : {};
+    const checked = checkContentArguments(
+      args,
+      Object.keys(given).map((name) => ({ name, required: false })),
+      'argument',
+    );
+    if (!checked.ok) return contentArgumentsFailed(id, checked.problem, checked.reason, [], 'argument');
+    values = checked.values;
+  }
+  const decision = await askHost(context, {
+    kind: 'mcp-tool',
+    method: 'prompts/get',
+    toolName: mcpPermissionName(server.name, MCP_PROMPT_RULE),
+    server: server.name,
+    tool: MCP_PROMPT_RULE,
+    capabilityId: id,
+    callId: call.callId,
+    signal: call.signal,
+    arguments: { name: resolved.prompt, arguments: values },
+    annotations: MCP_CONTENT_HINTS,
+    annotationsTrusted: server.trusted,
+    preview: `get prompt ${resolved.prompt} of MCP server "${server.name}"`,
+  });
+  if (!decision.allowed) return errorResult(decision.error);
+  if (context.closed) return errorResult(unavailable('the capability proxy is closed'));
+  const got = await connection.request({
+    method: 'prompts/get',
+    params: { name: resolved.prompt, arguments: values },
+    label: `prompt "${resolved.prompt.slice(0, 128)}"`,
+    signatureName: MCP_PROMPT_RULE,
+    signal: call.signal,
+    onProgress: call.onProgress,
+  });
+  if (!got.ok) return requestFailed(got.error);
+  const output = toPromptOutput(got.value, {
+    server: server.name,
+    capabilityId: id,
+    prompt: resolved.prompt,
+  });
+  return { ok: true, output: { ...output, details: { ...output.details, action: 'call' } } };
+}
+
 /** `call` of `mcp-server:<name>`: connects it (after permission) and lists its live tools. */
 export async function callMcpServer(
   context: FrontendContext,
@@ -228,6 +516,26 @@ export async function callMcpServer(
     );
   }
   for (const note of connection.listingNotes) lines.push(`Note: ${note}.`);
+  const content = await connection.contentListed();
+  const resources = (content?.resources ?? []).map((resource) =>
+    mcpResourceCapabilityId(connection.server.name, resource.uri),
+  );
+  const templates = (content?.templates ?? []).map((template) =>
+    mcpResourceCapabilityId(connection.server.name, template.uriTemplate),
+  );
+  const prompts = (content?.prompts ?? []).map((prompt) =>
+    mcpPromptCapabilityId(connection.server.name, prompt.name),
+  );
+  if (resources.length + templates.length + prompts.length > 0) {
+    lines.push(
+      `It also offers ${resources.length} resources, ${templates.length} resource templates and ${prompts.length} prompts (search for them, or inspect mcp-resource:<server>/<uri> and mcp-prompt:<server>/<name>), for example: ${bounded(
+        [...resources.slice(0, 3), ...templates.slice(0, 2), ...prompts.slice(0, 3)].join(', '),
+        600,
+      )}.`,
+    );
+  } else if (content && (content.resources === undefined || content.prompts === undefined)) {
+    lines.push('Note: its resource or prompt list could not be read.');
+  }
   lines.push('Next: inspect one id for its schema, then call it with its parameters in `arguments`.');
   return {
     ok: true,
@@ -240,6 +548,9 @@ export async function callMcpServer(
         server: connection.server.name,
         transport: connection.transportUsed,
         tools: tools.map((tool) => tool.name),
+        resources: resources.length,
+        resourceTemplates: templates.length,
+        prompts: prompts.length,
       },
     },
   };

@@ -9,6 +9,10 @@ export type ParsedCapabilityId =
   | { readonly kind: 'mcp-server'; readonly server: string }
   /** `rest` is `<server>/<tool>`; where it splits depends on which servers exist. */
   | { readonly kind: 'mcp-tool'; readonly rest: string }
+  /** `rest` is `<server>/<uri or URI template>`; where it splits depends on which servers exist. */
+  | { readonly kind: 'mcp-resource'; readonly rest: string }
+  /** `rest` is `<server>/<prompt>`. */
+  | { readonly kind: 'mcp-prompt'; readonly rest: string }
   | { readonly kind: 'session' }
   /** `mcp__<server>__<tool>`, the permission-rule spelling: never executed, only suggested. */
   | { readonly kind: 'mcp-permission-name'; readonly rest: string }
@@ -23,13 +27,15 @@ const SESSION_ALIASES = new Set([
   'tool:session_tool_result',
 ]);
 
-/** Parses a capability id: `tool:`, `mcp-server:`, `mcp-tool:`, portable `mcp/<server>/<tool>`, `session:tool_result`. */
+/** Parses a capability id: `tool:`, `mcp-server:`, `mcp-tool:`, `mcp-resource:`, `mcp-prompt:`, portable `mcp/<server>/<tool>`, `session:tool_result`. */
 export function parseCapabilityId(id: string): ParsedCapabilityId {
   const text = id.trim();
   if (SESSION_ALIASES.has(text.toLowerCase())) return { kind: 'session' };
   if (text.startsWith('tool:')) return { kind: 'tool', name: text.slice(5) };
   if (text.startsWith('mcp-server:')) return { kind: 'mcp-server', server: text.slice(11) };
   if (text.startsWith('mcp-tool:')) return { kind: 'mcp-tool', rest: text.slice(9) };
+  if (text.startsWith('mcp-resource:')) return { kind: 'mcp-resource', rest: text.slice(13) };
+  if (text.startsWith('mcp-prompt:')) return { kind: 'mcp-prompt', rest: text.slice(11) };
   if (text.startsWith('mcp/')) return { kind: 'mcp-tool', rest: text.slice(4) };
   if (text.startsWith('mcp__')) return { kind: 'mcp-permission-name', rest: text.slice(5) };
   return { kind: 'bare', text };
@@ -49,6 +55,22 @@ export function serverCapabilityId(server: string): string {
 export function mcpToolCapabilityId(server: string, tool: string): string {
   return `mcp-tool:${server}/${tool}`;
 }
+
+/** `mcp-resource:<server>/<uri>` (or a resource template's URI template in place of the URI). */
+export function mcpResourceCapabilityId(server: string, uri: string): string {
+  return `mcp-resource:${server}/${uri}`;
+}
+
+/** `mcp-prompt:<server>/<prompt>`. */
+export function mcpPromptCapabilityId(server: string, prompt: string): string {
+  return `mcp-prompt:${server}/${prompt}`;
+}
+
+/** The tool-name part of the permission name of reading a server's resources: `mcp__<server>__read_resource`. */
+export const MCP_READ_RESOURCE_RULE = 'read_resource';
+
+/** The tool-name part of the permission name of getting a server's prompts: `mcp__<server>__prompt`. */
+export const MCP_PROMPT_RULE = 'prompt';
 
 /**
  * The permission-rule name of an MCP tool, `mcp__<server>__<tool>`, and of connecting a server,

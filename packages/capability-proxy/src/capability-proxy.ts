@@ -19,8 +19,13 @@ import {
   sessionToolResultArgumentsSchema,
   useCapabilityArgumentsSchema,
 } from './capability-schemas.generated.js';
-import { callMcpServer, callMcpTool } from './call-mcp.js';
-import { type FrontendContext, type SharedState, USE_CAPABILITY_TOOL_NAME } from './frontend-context.js';
+import { callMcpPrompt, callMcpResource, callMcpServer, callMcpTool } from './call-mcp.js';
+import {
+  type FrontendContext,
+  MCP_CONTENT_HINTS,
+  type SharedState,
+  USE_CAPABILITY_TOOL_NAME,
+} from './frontend-context.js';
 import { parseMcpServers } from './mcp-config.js';
 import {
   createMcpConnection,
@@ -248,6 +253,10 @@ async function executeUseCapability(
           return callMcpServer(context, target, call);
         case 'mcp-tool':
           return callMcpTool(context, target, args.arguments, call);
+        case 'mcp-resource':
+          return callMcpResource(context, target, args.arguments, call);
+        case 'mcp-prompt':
+          return callMcpPrompt(context, target, args.arguments, call);
       }
   }
 }
@@ -269,6 +278,12 @@ function callAnnotationsOf(context: FrontendContext, raw: unknown): ToolAnnotati
     case 'mcp-tool':
       // Untrusted hints are claims: schedule such a call as if nothing were known.
       return target.connection.server.trusted && target.schema ? target.schema.annotations : {};
+    case 'mcp-resource':
+    case 'mcp-prompt':
+      // A read by the protocol's definition, believed like any hint only from a trusted server;
+      // reaching an unconnected server starts it, which is not read-only.
+      if (target.connection.status !== 'ready') return { readOnly: false, destructive: false };
+      return target.connection.server.trusted ? MCP_CONTENT_HINTS : {};
   }
 }
 

@@ -5,7 +5,11 @@ import {
   ToolhostError,
 } from '@toolhost/contracts';
 import {
+  MCP_PROMPT_RULE,
+  MCP_READ_RESOURCE_RULE,
   mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
   mcpToolCapabilityId,
   SESSION_TOOL_RESULT_ID,
   serverCapabilityId,
@@ -13,6 +17,13 @@ import {
 } from './capability-ids.js';
 import type { ResolvedMcpServer } from './mcp-config.js';
 import type { McpConnection, McpTimeouts } from './mcp-connection.js';
+import {
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+  type McpServerContent,
+  UNKNOWN_CONTENT,
+} from './mcp-resources.js';
 import type { McpCachedToolListing, McpToolSchema } from './mcp-tools.js';
 import type {
   AuthorizeCapability,
@@ -84,6 +95,28 @@ export type ResolvedCapability =
        */
       readonly cacheMiss?: 'without_schema' | 'not_listed';
     }
+  | {
+      readonly kind: 'mcp-resource';
+      readonly id: string;
+      readonly connection: McpConnection;
+      /** The URI, or the URI template when the id names a template. */
+      readonly uri: string;
+      /** The listed resource of this URI, if it is one. */
+      readonly resource: McpResource | undefined;
+      /** The listed template, when the id names one (a call expands it with `arguments`). */
+      readonly template: McpResourceTemplate | undefined;
+      /** Where the listing came from; `unknown` when nothing is known of the server's resources. */
+      readonly source: SchemaSource;
+    }
+  | {
+      readonly kind: 'mcp-prompt';
+      readonly id: string;
+      readonly connection: McpConnection;
+      readonly prompt: string;
+      /** The listed prompt (its arguments), if known. */
+      readonly schema: McpPrompt | undefined;
+      readonly source: SchemaSource;
+    }
   | { readonly kind: 'session'; readonly id: string };
 
 /** The built-ins reachable as `tool:<name>`: listed ones, never the proxy itself. */
@@ -121,6 +154,55 @@ export function serverTools(connection: McpConnection): KnownServerTools {
   return { tools: cache.tools, source: 'cached', withoutSchema: cache.withoutSchema, savedAt: cache.savedAt };
 }
 
+/** A server's resources, templates and prompts as known now. */
+export interface KnownServerContent {
+  readonly content: McpServerContent;
+  /** Live while connected (once listed), else from the schema cache; `none` when nothing is known. */
+  readonly source: 'live' | 'cached' | 'none';
+  /** When the cached lists were saved (ISO 8601), for `source: 'cached'`. */
+  readonly savedAt: string | undefined;
+}
+
+/** A server's resources, templates and prompts as known now: live once listed, else cached, else none. */
+export function serverContent(connection: McpConnection): KnownServerContent {
+  if (connection.status === 'ready' && connection.liveContent) {
+    return { content: connection.liveContent, source: 'live', savedAt: undefined };
+  }
+  const cache = connection.schemaCache();
+  const content = cache?.content ?? UNKNOWN_CONTENT;
+  if (content.resources === undefined && content.templates === undefined && content.prompts === undefined) {
+    return { content: UNKNOWN_CONTENT, source: 'none', savedAt: undefined };
+  }
+  return { content, source: 'cached', savedAt: cache?.savedAt };
+}
+
+/** The hints of reading a resource or getting a prompt: a read, by the protocol's definition. */
+export const MCP_CONTENT_HINTS: ToolAnnotations = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  idempotent: true,
+});
+
+/** The policy target of reading a server's resources (`mcp__<server>__read_resource`). */
+export function resourcePolicyTarget(connection: McpConnection): CapabilityPolicyTarget {
+  return mcpPolicyTarget(
+    connection.server.name,
+    MCP_READ_RESOURCE_RULE,
+    MCP_CONTENT_HINTS,
+    connection.server.trusted,
+  );
+}
+
+/** The policy target of getting a server's prompts (`mcp__<server>__prompt`). */
+export function promptPolicyTarget(connection: McpConnection): CapabilityPolicyTarget {
+  return mcpPolicyTarget(
+    connection.server.name,
+    MCP_PROMPT_RULE,
+    MCP_CONTENT_HINTS,
+    connection.server.trusted,
+  );
+}
+
 /** One reachable capability: its summary, and what the session's policy would be asked about it. */
 export interface CapabilityEntry {
   readonly summary: CapabilitySummary;
@@ -128,8 +210,14 @@ export interface CapabilityEntry {
   readonly target: CapabilityPolicyTarget | undefined;
 }
 
-/** Everything this frontend can reach, with the policy target of each tool. */
-export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
+/**
+ * Everything this frontend can reach, with the policy target of each tool. `content: false` leaves
+ * out resources, templates and prompts (what `list` counts per server without listing them).
+ */
+export function capabilityEntries(
+  context: FrontendContext,
+  options: { readonly content?: boolean } = {},
+): CapabilityEntry[] {
   const out: CapabilityEntry[] = [];
   for (const tool of catalogTools(context)) {
     out.push({
@@ -162,6 +250,21 @@ export function capabilityEntries(context: FrontendContext): CapabilityEntry[] {
         summary: mcpToolSummary(name, tool, 'unknown'),
         target: mcpPolicyTarget(name, tool.name, tool.annotations, trusted),
       });
+    }
+    if (options.content === false) continue;
+    const known = serverContent(connection);
+    if (known.source === 'none') continue;
+    const contentSource = known.source === 'live' ? 'live' : 'cached';
+    const readTarget = resourcePolicyTarget(connection);
+    for (const summary of contentSummaries(name, known.content.resources, contentSource)) {
+      out.push({ summary, target: readTarget });
+    }
+    for (const summary of contentSummaries(name, known.content.templates, contentSource)) {
+      out.push({ summary, target: readTarget });
+    }
+    const promptTarget = promptPolicyTarget(connection);
+    for (const summary of contentSummaries(name, known.content.prompts, contentSource)) {
+      out.push({ summary, target: promptTarget });
     }
   }
   if (context.resultStore) {
@@ -251,4 +354,60 @@ function mcpToolSummary(
     byKey.set(key, summary);
   }
   return summary;
+}
+
+/** The one-line description of a resource, template or prompt, for search and candidate lists. */
+export function contentDescription(item: McpResource | McpResourceTemplate | McpPrompt): string {
+  const title = item.title ? `${item.title}. ` : '';
+  if ('uriTemplate' in item) {
+    const variables = item.variables.map((variable) => variable.name).join(', ');
+    return `${title}Resource template "${item.name}"${item.mimeType ? ` (${item.mimeType})` : ''}, variables in \`arguments\`: ${variables || 'none'}. ${item.description}`.trim();
+  }
+  if ('uri' in item) {
+    return `${title}Resource "${item.name}"${item.mimeType ? ` (${item.mimeType})` : ''}. ${item.description}`.trim();
+  }
+  const args = item.arguments.map((argument) => `${argument.name}${argument.required ? ' (required)' : ''}`);
+  return `${title}Prompt "${item.name}", arguments: ${args.join(', ') || 'none'}. ${item.description}`.trim();
+}
+
+// The summaries of one listed array (per server and source), made once: search keeps its word
+// index per summary object, and one weak key per list (not per entry) keeps the GC's work small.
+const listSummaries = new WeakMap<readonly object[], Map<string, readonly CapabilitySummary[]>>();
+
+function contentSummaries(
+  server: string,
+  items: readonly (McpResource | McpResourceTemplate | McpPrompt)[] | undefined,
+  source: 'live' | 'cached',
+): readonly CapabilitySummary[] {
+  if (!items || items.length === 0) return [];
+  let byKey = listSummaries.get(items);
+  if (!byKey) {
+    byKey = new Map();
+    listSummaries.set(items, byKey);
+  }
+  const key = `${source}\0${server}`;
+  let summaries = byKey.get(key);
+  if (!summaries) {
+    summaries = items.map((item) => contentSummary(server, item, source));
+    byKey.set(key, summaries);
+  }
+  return summaries;
+}
+
+function contentSummary(
+  server: string,
+  item: McpResource | McpResourceTemplate | McpPrompt,
+  source: 'live' | 'cached',
+): CapabilitySummary {
+  const isPrompt = !('uri' in item) && !('uriTemplate' in item);
+  return {
+    id: isPrompt
+      ? mcpPromptCapabilityId(server, item.name)
+      : mcpResourceCapabilityId(server, 'uriTemplate' in item ? item.uriTemplate : (item as McpResource).uri),
+    kind: isPrompt ? 'mcp-prompt' : 'mcp-resource',
+    name: item.name,
+    server,
+    description: contentDescription(item),
+    schemaSource: source,
+  };
 }

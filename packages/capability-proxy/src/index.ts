@@ -4,7 +4,11 @@ export type {
   UseCapabilityArguments,
 } from './capability-arguments.js';
 export {
+  MCP_PROMPT_RULE,
+  MCP_READ_RESOURCE_RULE,
   mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
   mcpToolCapabilityId,
   type ParsedCapabilityId,
   parseCapabilityId,
@@ -35,7 +39,26 @@ export {
   slugOf,
 } from './mcp-config.js';
 export type { McpLimits, McpServerStatus, McpTimeouts, McpTransportUsed } from './mcp-connection.js';
-export { type McpResultOrigin, toToolOutput } from './mcp-content.js';
+export {
+  MCP_IMAGE_RESOURCE_MAX_BYTES,
+  type McpContentOrigin,
+  type McpResultOrigin,
+  toPromptOutput,
+  toResourceOutput,
+  toToolOutput,
+} from './mcp-content.js';
+export {
+  type ContentArgumentsCheck,
+  checkContentArguments,
+  MCP_CONTENT_LIMITS,
+  type McpPrompt,
+  type McpPromptArgument,
+  type McpResource,
+  type McpResourceTemplate,
+  type McpServerContent,
+  type McpTemplateVariable,
+  templateVariables,
+} from './mcp-resources.js';
 export {
   MCP_TOOL_LIMITS,
   type McpCachedToolListing,

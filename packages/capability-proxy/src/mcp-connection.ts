@@ -10,6 +10,15 @@ import {
   type ToolProgress,
 } from '@toolhost/contracts';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
+import {
+  MCP_CONTENT_LIMITS,
+  type McpServerContent,
+  type Normalized,
+  normalizePrompts,
+  normalizeResources,
+  normalizeTemplates,
+  UNKNOWN_CONTENT,
+} from './mcp-resources.js';
 import { loadedMcpSdk, loadMcpSdk } from './mcp-sdk.js';
 import {
   MCP_TOOL_LIMITS,
@@ -82,6 +91,18 @@ export interface McpCallOptions {
   readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
 }
 
+/** A request other than `tools/call`: `resources/read` or `prompts/get`. */
+export interface McpContentRequest {
+  readonly method: 'resources/read' | 'prompts/get';
+  readonly params: Record<string, unknown>;
+  /** How errors name the target: `resource read`, `prompt "name"` (never an argument value). */
+  readonly label: string;
+  /** The signature part after `<server>/`: `read_resource`, `prompt`. */
+  readonly signatureName: string;
+  readonly signal: AbortSignal;
+  readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
+}
+
 /** One configured MCP server and, while it runs, its client. Never starts anything until `connect`. */
 export interface McpConnection {
   readonly server: ResolvedMcpServer;
@@ -93,6 +114,15 @@ export interface McpConnection {
    * when there is none. A hint, never a gate: a tool missing from it may still exist.
    */
   schemaCache(): McpSchemaCache | undefined;
+  /**
+   * The live resources, templates and prompts while connected (each undefined until listed, or when
+   * its listing failed). Listed after the handshake, in the background: see {@link contentListed}.
+   */
+  readonly liveContent: McpServerContent | undefined;
+  /** Resolves once the current session's resources, templates and prompts are listed (or failed to be). */
+  contentListed(): Promise<McpServerContent | undefined>;
+  /** Sends `resources/read` or `prompts/get` on a connected server; errors as {@link callTool}'s. */
+  request(options: McpContentRequest): Promise<Result<unknown, ToolhostError>>;
   /** The reason of the last failure (value-free). */
   readonly lastError: string | undefined;
   /**
@@ -132,6 +162,8 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let status: McpServerStatus = server.enabled ? 'configured' : 'disabled';
   let live: LiveSession | undefined;
   let liveTools: McpToolSchema[] | undefined;
+  let liveContent: McpServerContent | undefined;
+  let contentListing: Promise<McpServerContent | undefined> | undefined;
   let cached: McpSchemaCache | undefined;
   let cacheRead = false;
   let lastError: string | undefined;
@@ -191,6 +223,21 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
                 void refreshTools(client);
               },
             },
+            // notifications/resources/list_changed: resources and templates are listed again.
+            resources: {
+              autoRefresh: false,
+              debounceMs: 100,
+              onChanged: () => {
+                void refreshContent(client, ['resources', 'templates']);
+              },
+            },
+            prompts: {
+              autoRefresh: false,
+              debounceMs: 100,
+              onChanged: () => {
+                void refreshContent(client, ['prompts']);
+              },
+            },
           },
         },
       );
@@ -200,7 +247,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         await untilAborted(client.connect(transport, { timeout: timeouts.handshakeMs, signal }), signal);
         const session: LiveSession = { client, transport, kind };
         watchCancellations(session);
-        const listed = await untilAborted(listAllTools(client, timeouts.handshakeMs, signal), signal);
+        const listed = await untilAborted(listToolsOf(client, signal), signal);
         listingNotes = listed.notes;
         return ok({ session, tools: listed.tools });
       } catch (error) {
@@ -376,6 +423,105 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     return connectFailed('failed during the handshake', 'protocol', error);
   }
 
+  /**
+   * Lists what the server declares of resources, resource templates and prompts, page by page and
+   * entry by entry (like tools; bounded by {@link MCP_CONTENT_LIMITS}), each within `requestMs`. A
+   * listing that fails leaves that part unknown; it never fails the connection (the tools work).
+   */
+  async function listContent(
+    client: Client,
+    parts: readonly ('resources' | 'templates' | 'prompts')[],
+    previous: McpServerContent,
+  ): Promise<McpServerContent> {
+    const capabilities = client.getServerCapabilities() ?? {};
+    const { ResultSchema } = loadedMcpSdk();
+    async function listAll<T>(
+      method: string,
+      key: string,
+      normalize: (raw: readonly unknown[], seen: Set<string>) => Normalized<T>,
+    ): Promise<T[] | undefined> {
+      try {
+        const items: T[] = [];
+        const seen = new Set<string>();
+        let cursor: string | undefined;
+        for (let page = 0; page < MCP_CONTENT_LIMITS.maxPages; page++) {
+          const result = (await client.request(
+            { method, params: cursor === undefined ? {} : { cursor } } as never,
+            ResultSchema,
+            { timeout: timeouts.requestMs },
+          )) as Record<string, unknown>;
+          const list = result[key];
+          if (!Array.isArray(list)) return undefined;
+          for (const item of normalize(list, seen).items) {
+            if (items.length < MCP_CONTENT_LIMITS.maxEntries) items.push(item);
+          }
+          cursor =
+            typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+          if (!cursor || items.length >= MCP_CONTENT_LIMITS.maxEntries) break;
+        }
+        return items;
+      } catch {
+        return undefined;
+      }
+    }
+    const hasResources = isObject(capabilities.resources);
+    const hasPrompts = isObject(capabilities.prompts);
+    const [resources, templates, prompts] = await Promise.all([
+      !parts.includes('resources')
+        ? previous.resources
+        : hasResources
+          ? listAll('resources/list', 'resources', normalizeResources)
+          : [],
+      !parts.includes('templates')
+        ? previous.templates
+        : hasResources
+          ? listAll('resources/templates/list', 'resourceTemplates', normalizeTemplates)
+          : [],
+      !parts.includes('prompts')
+        ? previous.prompts
+        : hasPrompts
+          ? listAll('prompts/list', 'prompts', normalizePrompts)
+          : [],
+    ]);
+    return { resources, templates, prompts };
+  }
+
+  async function refreshContent(
+    client: Client,
+    parts: readonly ('resources' | 'templates' | 'prompts')[],
+  ): Promise<void> {
+    if (!live || live.client !== client) return;
+    await contentListing?.catch(() => undefined);
+    if (!live || live.client !== client) return;
+    const listed = await listContent(client, parts, liveContent ?? UNKNOWN_CONTENT);
+    if (!live || live.client !== client) return;
+    liveContent = listed;
+    rememberContent(listed);
+  }
+
+  /**
+   * The first `tools/list`. A server that declares no `tools` capability and answers "method not
+   * found" (one that offers only resources or prompts) has no tools; it used to fail the handshake.
+   */
+  async function listToolsOf(
+    client: Client,
+    signal: AbortSignal,
+  ): Promise<{ tools: McpToolSchema[]; notes: string[] }> {
+    try {
+      return await listAllTools(client, timeouts.handshakeMs, signal);
+    } catch (error) {
+      const { McpError, ErrorCode } = loadedMcpSdk();
+      if (
+        error instanceof McpError &&
+        error.code === ErrorCode.MethodNotFound &&
+        !isObject(client.getServerCapabilities()?.tools)
+      ) {
+        return { tools: [], notes: [] };
+      }
+      throw error;
+    }
+  }
+
   async function refreshTools(client: Client): Promise<void> {
     if (!live || live.client !== client) return;
     try {
@@ -505,16 +651,36 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     };
   }
 
+  // The last live tool list, so a content refresh rewrites the cache with it.
+  let rememberedTools: McpToolSchema[] = [];
+
   function remember(tools: McpToolSchema[]): void {
+    rememberedTools = tools;
+    // Until this session lists its content, the cache keeps what an earlier session listed.
+    const content = liveContent ?? cachedContent();
     cached = {
       tools: tools.filter((tool) => tool.schemaValid && tool.unusable === undefined),
       withoutSchema: tools
         .filter((tool) => !tool.schemaValid && tool.unusable === undefined)
         .map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
       savedAt: new Date().toISOString(),
+      content,
     };
     cacheRead = true;
-    if (options.stateDir) writeSchemaCache(options.stateDir, server, tools);
+    if (options.stateDir) writeSchemaCache(options.stateDir, server, tools, content);
+  }
+
+  function cachedContent(): McpServerContent {
+    if (!cacheRead) {
+      cacheRead = true;
+      cached = options.stateDir ? readSchemaCache(options.stateDir, server) : undefined;
+    }
+    return cached?.content ?? UNKNOWN_CONTENT;
+  }
+
+  function rememberContent(content: McpServerContent): void {
+    if (cached) cached = { ...cached, content, savedAt: new Date().toISOString() };
+    if (options.stateDir) writeSchemaCache(options.stateDir, server, rememberedTools, content);
   }
 
   async function runConnect(): Promise<Result<readonly McpToolSchema[], ToolhostError>> {
@@ -538,9 +704,27 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       }
       live = session;
       liveTools = tools;
+      liveContent = undefined;
       status = 'ready';
       lastError = undefined;
       remember(tools);
+      // Resources, templates and prompts are listed after the handshake, so a server that is slow
+      // (or broken) at listing them still gets its tools used; what needs them waits for this.
+      const listing = listContent(
+        session.client,
+        ['resources', 'templates', 'prompts'],
+        UNKNOWN_CONTENT,
+      ).then(
+        (content) => {
+          if (live !== session) return undefined;
+          liveContent = content;
+          rememberContent(content);
+          return content;
+        },
+        () => undefined,
+      );
+      contentListing = listing;
+      ending(listing.then(() => undefined));
       const previousClose = session.transport.onclose;
       session.transport.onclose = () => {
         previousClose?.();
@@ -549,6 +733,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         const stdio = session.transport as Partial<StdioTransport>;
         live = undefined;
         liveTools = undefined;
+        liveContent = undefined;
         status = 'failed';
         lastError = `MCP server "${server.name}" ${stdio.failure ?? stdio.exitDescription ?? 'closed the connection'}`;
       };
@@ -573,6 +758,27 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         cached = options.stateDir ? readSchemaCache(options.stateDir, server) : undefined;
       }
       return cached;
+    },
+    get liveContent() {
+      return liveContent;
+    },
+    async contentListed() {
+      await contentListing;
+      return live ? liveContent : undefined;
+    },
+    request(call) {
+      return runRequest(
+        call.label,
+        call.signatureName,
+        call.signal,
+        call.onProgress,
+        (session, requestOptions) =>
+          session.client.request(
+            { method: call.method, params: call.params } as never,
+            loadedMcpSdk().ResultSchema,
+            requestOptions,
+          ),
+      );
     },
     get lastError() {
       return lastError;
@@ -608,119 +814,19 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         }),
       );
     },
-    async callTool(call) {
-      const session = live;
-      if (!session || status !== 'ready') {
-        return err(callFailed(call.tool, 'is not connected', 'not_connected'));
-      }
-      const controller = new AbortController();
-      let hardLimit = false;
-      const timer = setTimeout(() => {
-        hardLimit = true;
-        controller.abort(totalTimeout);
-      }, timeouts.totalMs);
-      const onAbort = () => controller.abort(call.signal.reason);
-      if (call.signal.aborted) onAbort();
-      else call.signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        const result = await session.client.callTool(
-          { name: call.tool, arguments: call.arguments },
-          loadedMcpSdk().CompatibilityCallToolResultSchema,
-          {
-            timeout: timeouts.requestMs,
-            resetTimeoutOnProgress: true,
-            // No `maxTotalTimeout`: the SDK enforces it on the next progress notification without
-            // sending `notifications/cancelled`, so the server would never hear that its call is
-            // over. The hard total is the timer above, which aborts the signal: the SDK then cancels.
-            signal: controller.signal,
-            // Passing a progress callback is what makes the SDK attach a progress token, without
-            // which servers send no progress and `resetTimeoutOnProgress` never fires.
-            onprogress: (progress) => {
-              call.onProgress?.({
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message }),
-              });
-            },
-          },
-        );
-        return ok(result);
-      } catch (error) {
-        if (call.signal.aborted && !hardLimit) {
-          return err(
-            new ToolhostError({
-              code: 'ABORTED',
-              message: `the call to MCP tool "${server.name}/${call.tool}" was cancelled`,
-              details: { server: server.name, tool: call.tool, remoteDispatched: true },
-              cause: error,
-            }),
-          );
-        }
-        if (
-          hardLimit ||
-          (error instanceof loadedMcpSdk().McpError && /maximum total timeout/i.test(error.message))
-        ) {
-          return err(
-            callFailed(
-              call.tool,
-              `did not finish within the hard limit of ${timeouts.totalMs} ms`,
-              'timeout',
-              error,
-            ),
-          );
-        }
-        if (
-          error instanceof loadedMcpSdk().McpError &&
-          error.code === loadedMcpSdk().ErrorCode.RequestTimeout
-        ) {
-          return err(
-            callFailed(
-              call.tool,
-              `sent neither an answer nor progress for ${timeouts.requestMs} ms (request timed out)`,
-              'timeout',
-              error,
-            ),
-          );
-        }
-        const stdio = session.transport as Partial<StdioTransport>;
-        const failure = transportFailure(session.transport);
-        if (failure) {
-          dropSession(session, failure);
-          return err(callFailed(call.tool, failure, 'protocol', error));
-        }
-        if (
-          live !== session ||
-          (error instanceof loadedMcpSdk().McpError &&
-            error.code === loadedMcpSdk().ErrorCode.ConnectionClosed)
-        ) {
-          const how = stdio.exitDescription ?? 'closed the connection';
-          dropSession(session, `${how} during a call`);
-          return err(callFailed(call.tool, `${how} during the call`, 'connection_closed', error));
-        }
-        if (error instanceof loadedMcpSdk().McpError) {
-          return err(
-            callFailed(
-              call.tool,
-              `answered with JSON-RPC error ${error.code}`,
-              'server_error',
-              error,
-              error.message,
-            ),
-          );
-        }
-        const message = error instanceof Error ? error.message : '';
-        if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message)) {
-          // A remote server that went away: forget the session so the next call connects afresh.
-          dropSession(session, 'could not be reached during a call');
-          return err(
-            callFailed(call.tool, 'could not be reached (the connection failed)', 'connection_closed', error),
-          );
-        }
-        return err(callFailed(call.tool, 'failed to answer the call', 'protocol', error));
-      } finally {
-        clearTimeout(timer);
-        call.signal.removeEventListener('abort', onAbort);
-      }
+    callTool(call) {
+      return runRequest(
+        `tool "${call.tool}"`,
+        call.tool,
+        call.signal,
+        call.onProgress,
+        (session, requestOptions) =>
+          session.client.callTool(
+            { name: call.tool, arguments: call.arguments },
+            loadedMcpSdk().CompatibilityCallToolResultSchema,
+            requestOptions,
+          ),
+      );
     },
     async close() {
       generation++;
@@ -728,6 +834,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       const session = live;
       live = undefined;
       liveTools = undefined;
+      liveContent = undefined;
       if (server.enabled) status = 'configured';
       if (session) {
         if (session.transport instanceof loadedMcpSdk().StreamableHTTPClientTransport) {
@@ -742,17 +849,162 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     },
   };
 
+  /**
+   * One request on the live session, bounded like a tool call: `requestMs` without an answer or
+   * progress, `totalMs` in all (then cancelled), aborted with the caller's signal; failures become
+   * `MCP_CALL_FAILED` / `ABORTED` naming `label`, and a broken session is dropped.
+   */
+  async function runRequest(
+    label: string,
+    signatureName: string,
+    signal: AbortSignal,
+    onProgress: ((progress: ToolProgress) => void) | undefined,
+    send: (
+      session: LiveSession,
+      requestOptions: {
+        timeout: number;
+        resetTimeoutOnProgress: boolean;
+        signal: AbortSignal;
+        onprogress: (progress: {
+          progress: number;
+          total?: number | undefined;
+          message?: string | undefined;
+        }) => void;
+      },
+    ) => Promise<unknown>,
+  ): Promise<Result<unknown, ToolhostError>> {
+    const call = { signal, onProgress };
+    const session = live;
+    if (!session || status !== 'ready') {
+      return err(callFailed(label, signatureName, 'is not connected', 'not_connected'));
+    }
+    const controller = new AbortController();
+    let hardLimit = false;
+    const timer = setTimeout(() => {
+      hardLimit = true;
+      controller.abort(totalTimeout);
+    }, timeouts.totalMs);
+    const onAbort = () => controller.abort(call.signal.reason);
+    if (call.signal.aborted) onAbort();
+    else call.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const result = await send(session, {
+        timeout: timeouts.requestMs,
+        resetTimeoutOnProgress: true,
+        // No `maxTotalTimeout`: the SDK enforces it on the next progress notification without
+        // sending `notifications/cancelled`, so the server would never hear that its call is
+        // over. The hard total is the timer above, which aborts the signal: the SDK then cancels.
+        signal: controller.signal,
+        // Passing a progress callback is what makes the SDK attach a progress token, without
+        // which servers send no progress and `resetTimeoutOnProgress` never fires.
+        onprogress: (progress) => {
+          call.onProgress?.({
+            progress: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined ? {} : { message: progress.message }),
+          });
+        },
+      });
+      return ok(result);
+    } catch (error) {
+      if (call.signal.aborted && !hardLimit) {
+        return err(
+          new ToolhostError({
+            code: 'ABORTED',
+            message: `the call to MCP server "${server.name}" (${label}) was cancelled`,
+            details: { server: server.name, tool: signatureName, remoteDispatched: true },
+            cause: error,
+          }),
+        );
+      }
+      if (
+        hardLimit ||
+        (error instanceof loadedMcpSdk().McpError && /maximum total timeout/i.test(error.message))
+      ) {
+        return err(
+          callFailed(
+            label,
+            signatureName,
+            `did not finish within the hard limit of ${timeouts.totalMs} ms`,
+            'timeout',
+            error,
+          ),
+        );
+      }
+      if (
+        error instanceof loadedMcpSdk().McpError &&
+        error.code === loadedMcpSdk().ErrorCode.RequestTimeout
+      ) {
+        return err(
+          callFailed(
+            label,
+            signatureName,
+            `sent neither an answer nor progress for ${timeouts.requestMs} ms (request timed out)`,
+            'timeout',
+            error,
+          ),
+        );
+      }
+      const stdio = session.transport as Partial<StdioTransport>;
+      const failure = transportFailure(session.transport);
+      if (failure) {
+        dropSession(session, failure);
+        return err(callFailed(label, signatureName, failure, 'protocol', error));
+      }
+      if (
+        live !== session ||
+        (error instanceof loadedMcpSdk().McpError && error.code === loadedMcpSdk().ErrorCode.ConnectionClosed)
+      ) {
+        const how = stdio.exitDescription ?? 'closed the connection';
+        dropSession(session, `${how} during a call`);
+        return err(callFailed(label, signatureName, `${how} during the call`, 'connection_closed', error));
+      }
+      if (error instanceof loadedMcpSdk().McpError) {
+        return err(
+          callFailed(
+            label,
+            signatureName,
+            `answered with JSON-RPC error ${error.code}`,
+            'server_error',
+            error,
+            error.message,
+          ),
+        );
+      }
+      const message = error instanceof Error ? error.message : '';
+      if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message)) {
+        // A remote server that went away: forget the session so the next call connects afresh.
+        dropSession(session, 'could not be reached during a call');
+        return err(
+          callFailed(
+            label,
+            signatureName,
+            'could not be reached (the connection failed)',
+            'connection_closed',
+            error,
+          ),
+        );
+      }
+      return err(callFailed(label, signatureName, 'failed to answer the call', 'protocol', error));
+    } finally {
+      clearTimeout(timer);
+      call.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** Forgets a broken session (and ends it) so the next call reconnects; other calls on it fail. */
   function dropSession(session: LiveSession, reason: string): void {
     if (live !== session) return;
     live = undefined;
     liveTools = undefined;
+    liveContent = undefined;
     status = 'failed';
     lastError = `MCP server "${server.name}" ${reason}`;
     ending(closeQuietly(session.client, session.transport));
   }
 
   function callFailed(
+    label: string,
     tool: string,
     what: string,
     reason: string,
@@ -761,7 +1013,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   ): ToolhostError {
     return new ToolhostError({
       code: 'MCP_CALL_FAILED',
-      message: `MCP server "${server.name}" ${what} (tool "${tool}")`,
+      message: `MCP server "${server.name}" ${what} (${label})`,
       signature: `mcp_call:${server.name}/${tool}:${reason}`,
       details: {
         server: server.name,
@@ -782,6 +1034,10 @@ const oversizedMessage = Symbol('oversized message');
 const httpFailures = new WeakMap<Transport, { failure?: string }>();
 const totalTimeout = Symbol('total timeout');
 const closedWhileConnecting = Symbol('closed while connecting');
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** Rejects as soon as `signal` aborts, without waiting for `promise`. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

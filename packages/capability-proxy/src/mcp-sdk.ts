@@ -11,6 +11,7 @@ import type {
   McpError,
   ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 
 /** The MCP SDK values this package uses. */
 export interface McpSdk {
@@ -24,6 +25,8 @@ export interface McpSdk {
   readonly JSONRPCMessageSchema: typeof JSONRPCMessageSchema;
   /** Any result object (keys passed through): `tools/list` is read with it and checked tool by tool. */
   readonly ResultSchema: typeof ResultSchema;
+  /** RFC 6570 URI templates: resource templates are expanded with it. */
+  readonly UriTemplate: typeof UriTemplate;
 }
 
 let loaded: McpSdk | undefined;
@@ -40,7 +43,8 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([client, sse, streamable, types]) => {
+    import('@modelcontextprotocol/sdk/shared/uriTemplate.js'),
+  ]).then(([client, sse, streamable, types, uriTemplate]) => {
     loaded = {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,
@@ -51,6 +55,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       McpError: types.McpError,
       JSONRPCMessageSchema: types.JSONRPCMessageSchema,
       ResultSchema: types.ResultSchema,
+      UriTemplate: uriTemplate.UriTemplate,
     };
     return loaded;
   });

@@ -11,6 +11,13 @@ import {
   type ToolAnnotations,
 } from '@toolhost/contracts';
 import type { ResolvedMcpServer } from './mcp-config.js';
+import {
+  type McpServerContent,
+  normalizePrompts,
+  normalizeResources,
+  normalizeTemplates,
+  UNKNOWN_CONTENT,
+} from './mcp-resources.js';
 
 /** One MCP tool as the proxy knows it: canonical schema, fingerprint and mapped hints. */
 export interface McpToolSchema {
@@ -232,6 +239,11 @@ export interface McpSchemaCache {
   readonly withoutSchema: McpCachedToolListing[];
   /** When the cache was written (ISO 8601), if it says. */
   readonly savedAt: string | undefined;
+  /**
+   * The server's resources, templates and prompts when it was last connected (each undefined when
+   * the file does not say: written before they were cached, or their listing failed).
+   */
+  readonly content: McpServerContent;
 }
 
 /**
@@ -270,6 +282,13 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
     tools,
     withoutSchema,
     savedAt: typeof parsed.savedAt === 'string' ? parsed.savedAt.slice(0, 40) : undefined,
+    content: {
+      resources: Array.isArray(parsed.resources) ? normalizeResources(parsed.resources).items : undefined,
+      templates: Array.isArray(parsed.resourceTemplates)
+        ? normalizeTemplates(parsed.resourceTemplates).items
+        : undefined,
+      prompts: Array.isArray(parsed.prompts) ? normalizePrompts(parsed.prompts).items : undefined,
+    },
   };
 }
 
@@ -283,6 +302,7 @@ export function writeSchemaCache(
   stateDir: string,
   server: ResolvedMcpServer,
   tools: readonly McpToolSchema[],
+  content: McpServerContent = UNKNOWN_CONTENT,
 ): boolean {
   const file = schemaCachePath(stateDir, server);
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
@@ -310,6 +330,14 @@ export function writeSchemaCache(
         description: tool.description,
         annotations: tool.annotations,
       })),
+    // Resources, templates and prompts as listed (metadata only, never contents); absent when unknown.
+    ...(content.resources ? { resources: content.resources } : {}),
+    ...(content.templates
+      ? {
+          resourceTemplates: content.templates.map(({ variables: _variables, ...template }) => template),
+        }
+      : {}),
+    ...(content.prompts ? { prompts: content.prompts } : {}),
   };
   try {
     mkdirSync(join(stateDir, 'mcp-cache'), { recursive: true, mode: 0o700 });

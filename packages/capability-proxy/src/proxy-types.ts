@@ -33,12 +33,18 @@ export interface McpConnectAuthorizationRequest extends AuthorizationRequestBase
   readonly transport: McpTransportKind;
 }
 
-/** Before each MCP `tools/call`: permission target `mcp__<server>__<tool>`. */
+/**
+ * Before each MCP `tools/call`: permission target `mcp__<server>__<tool>`. Reading a resource and
+ * getting a prompt are asked the same way, as the tool names `read_resource` and `prompt`
+ * (`mcp__<server>__read_resource`, `mcp__<server>__prompt`) with read-only hints; `method` says which.
+ */
 export interface McpToolAuthorizationRequest extends AuthorizationRequestBase {
   readonly kind: 'mcp-tool';
   /** `mcp__<server>__<tool>`: the exact name permission rules match. */
   readonly toolName: string;
   readonly tool: string;
+  /** The MCP request this permits: `tools/call` (absent means the same), `resources/read` or `prompts/get`. */
+  readonly method?: 'tools/call' | 'resources/read' | 'prompts/get';
   /** The validated arguments (for a person's approval prompt; never shown to the model). */
   readonly arguments: Readonly<Record<string, unknown>>;
 }
@@ -156,6 +162,12 @@ export interface McpServerInventory {
   readonly connected: boolean;
   /** Tools known now (live when connected, else cached); undefined when none are known. */
   readonly toolCount: number | undefined;
+  /** Resources, resource templates and prompts known now (each undefined when unknown). */
+  readonly resourceCount?: number | undefined;
+  readonly resourceTemplateCount?: number | undefined;
+  readonly promptCount?: number | undefined;
+  /** Where those counts come from. */
+  readonly contentSource?: 'live' | 'cached' | 'none';
   readonly toolSource: 'live' | 'cached' | 'none';
   /** When the cached tool list was saved (ISO 8601), for `toolSource: 'cached'`; it may be stale. */
   readonly cachedAt: string | undefined;

@@ -1,5 +1,10 @@
 import { type JsonObject, type ToolAnnotations, type ToolResult, textResult } from '@toolhost/contracts';
 import {
+  MCP_PROMPT_RULE,
+  MCP_READ_RESOURCE_RULE,
+  mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
   mcpToolCapabilityId,
   SESSION_TOOL_RESULT_ID,
   serverCapabilityId,
@@ -13,9 +18,13 @@ import {
   type FrontendContext,
   mcpPolicyTarget,
   policyRefusal,
+  promptPolicyTarget,
   type ResolvedCapability,
+  resourcePolicyTarget,
+  serverContent,
   serverTools,
 } from './frontend-context.js';
+import type { McpConnection } from './mcp-connection.js';
 import type { McpToolSchema } from './mcp-tools.js';
 import type { CapabilityInventory, CapabilityPolicyTarget, McpServerInventory } from './proxy-types.js';
 import { searchCapabilities } from './search-capabilities.js';
@@ -57,13 +66,15 @@ function refusedByServer(context: FrontendContext, entries: readonly CapabilityE
 
 /** What `list` reports, as data. Never starts anything. */
 export function inventoryOf(context: FrontendContext): CapabilityInventory {
-  const entries = capabilityEntries(context);
+  // Tools only: resources and prompts are counted per server, and their refusal is one rule each.
+  const entries = capabilityEntries(context, { content: false });
   const refusedMcp = refusedByServer(context, entries);
   const servers: McpServerInventory[] = [];
   for (const connection of context.shared.connections.values()) {
     const { tools, source, withoutSchema, savedAt } = connection.server.enabled
       ? serverTools(connection)
       : { tools: undefined, source: 'none' as const, withoutSchema: [], savedAt: undefined };
+    const known = connection.server.enabled ? serverContent(connection) : undefined;
     servers.push({
       name: connection.server.name,
       capabilityId: serverCapabilityId(connection.server.name),
@@ -76,6 +87,10 @@ export function inventoryOf(context: FrontendContext): CapabilityInventory {
       toolSource: source,
       cachedAt: source === 'cached' ? savedAt : undefined,
       refusedTools: refusedMcp.get(connection.server.name) ?? 0,
+      resourceCount: known?.content.resources?.length,
+      resourceTemplateCount: known?.content.templates?.length,
+      promptCount: known?.content.prompts?.length,
+      contentSource: known?.source ?? 'none',
       lastError: connection.status === 'failed' ? connection.lastError : undefined,
     });
   }
@@ -122,6 +137,7 @@ export function listText(context: FrontendContext): string {
         line += `; ${server.toolCount} tools (cached schema; server not started), saved ${savedAtText(server.cachedAt)} and possibly stale: a tool missing from it is still found by calling it`;
       else line += '; tools unknown until it connects (call this id to connect)';
       if (server.refusedTools > 0) line += `; ${server.refusedTools} of them refused in this session`;
+      line += contentCounts(server);
       if (server.status === 'failed' && server.lastError)
         line += `; last failure: ${server.lastError}; the next call retries`;
       if (server.trusted) line += '; trusted';
@@ -139,7 +155,7 @@ export function listText(context: FrontendContext): string {
       refusedNote(
         'built-in tools',
         data.refusedTools,
-        firstRefusalText(context, capabilityEntries(context), first),
+        firstRefusalText(context, capabilityEntries(context, { content: false }), first),
       ),
     );
   }
@@ -148,9 +164,23 @@ export function listText(context: FrontendContext): string {
     lines.push(`- ${SESSION_TOOL_RESULT_ID}: pages the full text of a truncated tool result`);
   }
   lines.push(
-    'Next: use_capability(action="search", query="<words>") to find MCP tools, action="inspect" for one id\'s schema, then action="call" with its parameters in `arguments`.',
+    'Next: use_capability(action="search", query="<words>") to find MCP tools, resources (mcp-resource:) and prompts (mcp-prompt:), action="inspect" for one id\'s schema, then action="call" with its parameters in `arguments`.',
   );
   return lines.join('\n');
+}
+
+/** `; 7 resources, 2 resource templates, 4 prompts (cached)` for a server's list line. */
+function contentCounts(server: McpServerInventory): string {
+  if (server.contentSource === undefined || server.contentSource === 'none') {
+    return server.toolSource === 'none' ? '' : '; resources and prompts unknown until it connects';
+  }
+  const parts: string[] = [];
+  const count = (value: number | undefined, what: string) =>
+    parts.push(value === undefined ? `${what}s unknown` : `${value} ${what}${value === 1 ? '' : 's'}`);
+  count(server.resourceCount, 'resource');
+  count(server.resourceTemplateCount, 'resource template');
+  count(server.promptCount, 'prompt');
+  return `; ${parts.join(', ')} (${server.contentSource === 'live' ? 'live' : 'cached'})`;
 }
 
 /** What `search` cannot see: servers whose tools are unknown, and lists that come from a cache. */
@@ -217,7 +247,9 @@ export function searchResult(context: FrontendContext, query: string): ToolResul
   for (const { entry } of shown) {
     const note =
       entry.schemaSource === 'cached'
-        ? ' (cached schema; server not started)'
+        ? entry.kind === 'mcp-resource' || entry.kind === 'mcp-prompt'
+          ? ' (cached list; server not started)'
+          : ' (cached schema; server not started)'
         : entry.schemaSource === 'unknown'
           ? ' (server not started; its schema did not compile, so none is cached: the live one decides)'
           : '';
@@ -338,6 +370,7 @@ export function inspectCapability(
           ].join('\n'),
         );
       }
+      blocks.push(...contentBlocks(connection));
       return {
         ok: true,
         output: {
@@ -352,6 +385,10 @@ export function inspectCapability(
         },
       };
     }
+    case 'mcp-resource':
+      return inspectResource(context, resolved);
+    case 'mcp-prompt':
+      return inspectPrompt(context, resolved);
     case 'mcp-tool': {
       const { connection, schema } = resolved;
       const server = connection.server.name;
@@ -409,4 +446,146 @@ function inspectUndescribedTool(
     'Its input schema did not compile when the list was cached, so none is kept: a call connects the server (after permission) and is checked against the live schema if that compiles, or sent as given if it does not.',
   ].join('\n');
   return { ok: true, output: { content: [{ type: 'text', text }], untrusted: true, details } };
+}
+
+function contentBanner(source: 'live' | 'cached' | 'unknown', savedAt: string | undefined): string {
+  return source === 'live'
+    ? '(live; connected)'
+    : source === 'cached'
+      ? `(from the cached list, saved ${savedAtText(savedAt)} and possibly stale; server not started)`
+      : '(server not started; no resource or prompt list cached)';
+}
+
+/** The resources, templates and prompts of a server, one line each, for `inspect mcp-server:`. */
+function contentBlocks(connection: McpConnection): string[] {
+  const { content, source } = serverContent(connection);
+  if (source === 'none') return ['Resources and prompts: unknown until it connects.'];
+  const name = connection.server.name;
+  const out: string[] = [];
+  const section = (title: string, lines: readonly string[] | undefined) => {
+    if (lines === undefined) out.push(`${title}: unknown (the listing failed).`);
+    else if (lines.length > 0) out.push([`${title} (${lines.length}):`, ...lines.slice(0, 50)].join('\n'));
+  };
+  section(
+    'Resources',
+    content.resources?.map(
+      (resource) =>
+        `- ${mcpResourceCapabilityId(name, resource.uri)}${resource.mimeType ? ` (${resource.mimeType})` : ''}: ${bounded(firstLine(resource.description || resource.name), 120)}`,
+    ),
+  );
+  section(
+    'Resource templates (call with the variables in `arguments`)',
+    content.templates?.map(
+      (template) =>
+        `- ${mcpResourceCapabilityId(name, template.uriTemplate)}: ${bounded(firstLine(template.description || template.name), 120)}`,
+    ),
+  );
+  section(
+    'Prompts',
+    content.prompts?.map(
+      (prompt) =>
+        `- ${mcpPromptCapabilityId(name, prompt.name)}(${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')}): ${bounded(firstLine(prompt.description || prompt.name), 120)}`,
+    ),
+  );
+  return out;
+}
+
+/**
+ * `inspect` of `mcp-resource:`: a listed resource's metadata (name, MIME type, size, description),
+ * a template's variables and an example call, or what a call of an unlisted URI does. Never starts anything.
+ */
+function inspectResource(
+  context: FrontendContext,
+  resolved: Extract<ResolvedCapability, { kind: 'mcp-resource' }>,
+): ToolResult {
+  const { connection, id, resource, template, source } = resolved;
+  const { savedAt } = serverContent(connection);
+  const lines = [contentBanner(source, savedAt)];
+  const rule = `Permission: asked as ${mcpPermissionName(connection.server.name, MCP_READ_RESOURCE_RULE)} (read-only)`;
+  if (template) {
+    lines.push(`${id}${template.title ? ` (${template.title})` : ''}`);
+    lines.push(
+      `Resource template "${template.name}"${template.mimeType ? `, MIME type ${template.mimeType}` : ''}`,
+    );
+    if (template.description) lines.push(template.description);
+    lines.push(
+      `Variables (strings, inside \`arguments\`): ${template.variables.map((variable) => `${variable.name} (${variable.required ? 'required' : 'optional'})`).join(', ') || 'none'}`,
+    );
+    const example: JsonObject = {};
+    for (const variable of template.variables) if (variable.required) example[variable.name] = '<string>';
+    lines.push(rule);
+    lines.push(...refusedLine(context, resourcePolicyTarget(connection)));
+    lines.push(`Example: ${callRecipe(id, example)}`);
+  } else if (resource) {
+    lines.push(`${id}${resource.title ? ` (${resource.title})` : ''}`);
+    lines.push(
+      `Resource "${resource.name}"${resource.mimeType ? `, MIME type ${resource.mimeType}` : ''}${resource.size !== undefined ? `, ${resource.size} bytes (as the server says)` : ''}`,
+    );
+    if (resource.description) lines.push(resource.description);
+    lines.push(rule);
+    lines.push(...refusedLine(context, resourcePolicyTarget(connection)));
+    lines.push(`Read it: ${callRecipe(id, {})}`);
+  } else {
+    lines.push(
+      `${id}: ${source === 'unknown' ? "nothing is known of this server's resources yet" : 'not among the listed resources'}. A call connects the server (after permission) and asks it to read this URI; the server decides whether it exists (a resource template's URIs are not listed).`,
+    );
+    lines.push(rule);
+    lines.push(...refusedLine(context, resourcePolicyTarget(connection)));
+  }
+  return {
+    ok: true,
+    output: {
+      content: [{ type: 'text', text: lines.join('\n') }],
+      untrusted: true,
+      details: {
+        action: 'inspect',
+        capabilityId: id,
+        source,
+        kind: template ? 'template' : resource ? 'resource' : 'unlisted',
+      },
+    },
+  };
+}
+
+/** `inspect` of `mcp-prompt:`: the prompt's description, its arguments (name, description, required) and an example call. */
+function inspectPrompt(
+  context: FrontendContext,
+  resolved: Extract<ResolvedCapability, { kind: 'mcp-prompt' }>,
+): ToolResult {
+  const { connection, id, schema, source } = resolved;
+  const { savedAt } = serverContent(connection);
+  const lines = [contentBanner(source, savedAt)];
+  if (schema) {
+    lines.push(`${id}${schema.title ? ` (${schema.title})` : ''}`);
+    if (schema.description) lines.push(schema.description);
+    if (schema.arguments.length === 0) lines.push('Arguments: none');
+    else {
+      lines.push('Arguments (strings, inside `arguments`):');
+      for (const argument of schema.arguments) {
+        lines.push(
+          `- ${argument.name} (${argument.required ? 'required' : 'optional'})${argument.description ? `: ${argument.description}` : ''}`,
+        );
+      }
+    }
+    const example: JsonObject = {};
+    for (const argument of schema.arguments) if (argument.required) example[argument.name] = '<string>';
+    lines.push(
+      `Permission: asked as ${mcpPermissionName(connection.server.name, MCP_PROMPT_RULE)} (read-only)`,
+    );
+    lines.push(...refusedLine(context, promptPolicyTarget(connection)));
+    lines.push(`Example: ${callRecipe(id, example)}`);
+  } else {
+    lines.push(
+      `${id}: its server is not started and no prompt list is cached, so its arguments are unknown. A call connects the server (after permission) and checks the arguments against the live list.`,
+    );
+    lines.push(...refusedLine(context, promptPolicyTarget(connection)));
+  }
+  return {
+    ok: true,
+    output: {
+      content: [{ type: 'text', text: lines.join('\n') }],
+      untrusted: true,
+      details: { action: 'inspect', capabilityId: id, source, arguments: schema?.arguments.length },
+    },
+  };
 }

@@ -2,6 +2,8 @@ import { ToolhostError } from '@toolhost/contracts';
 import type { CapabilityAction, UseCapabilityArguments } from './capability-arguments.js';
 import {
   mcpPermissionName,
+  mcpPromptCapabilityId,
+  mcpResourceCapabilityId,
   mcpToolCapabilityId,
   parseCapabilityId,
   SESSION_TOOL_RESULT_ID,
@@ -13,6 +15,7 @@ import {
   catalogTools,
   type FrontendContext,
   type ResolvedCapability,
+  serverContent,
   serverTools,
 } from './frontend-context.js';
 import type { McpConnection } from './mcp-connection.js';
@@ -278,17 +281,142 @@ export function resolveCapability(
         },
       };
     }
+    case 'mcp-resource':
+      return resolveResource(context, parsed.rest, action, keep);
+    case 'mcp-prompt':
+      return resolvePrompt(context, parsed.rest, action, keep);
     case 'bare':
       return {
         ok: false,
         error: unknownReference(context, {
           wanted: parsed.text.replace(/^[a-z-]+:/, ''),
           action,
-          message: 'a capability id starts with tool:, mcp-server:, mcp-tool: or session:',
+          message:
+            'a capability id starts with tool:, mcp-server:, mcp-tool:, mcp-resource:, mcp-prompt: or session:',
           keep,
         }),
       };
   }
+}
+
+/** The configured server a `<server>/<rest>` names (the longest name that fits) and the rest. */
+function splitServer(
+  context: FrontendContext,
+  rest: string,
+): { connection: McpConnection; name: string } | undefined {
+  let best: McpConnection | undefined;
+  for (const connection of context.shared.connections.values()) {
+    const prefix = `${connection.server.name}/`;
+    if (rest.startsWith(prefix) && rest.length > prefix.length) {
+      if (!best || connection.server.name.length > best.server.name.length) best = connection;
+    }
+  }
+  return best ? { connection: best, name: rest.slice(best.server.name.length + 1) } : undefined;
+}
+
+/** Close names among this frontend's resources (or prompts), for an id that did not resolve. */
+function contentPool(context: FrontendContext, kind: 'mcp-resource' | 'mcp-prompt', server?: string) {
+  const all = capabilitySummaries(context).filter((entry) => entry.kind === kind);
+  const same = server === undefined ? [] : all.filter((entry) => entry.server === server);
+  return same.length > 0 ? same : all;
+}
+
+/**
+ * `mcp-resource:<server>/<uri>`: a listed resource, a listed template (named by its URI template),
+ * or any other URI. Known lists are a hint, never a gate for a call: a URI they lack is read (the
+ * server decides; templates make most resources unlisted); `inspect` of one says what is known.
+ */
+function resolveResource(
+  context: FrontendContext,
+  rest: string,
+  action: CapabilityAction,
+  keep: readonly string[],
+): Resolution {
+  const split = splitServer(context, rest);
+  if (!split) {
+    return {
+      ok: false,
+      error: unknownReference(context, {
+        wanted: rest.slice(rest.indexOf('/') + 1) || rest,
+        action,
+        message: 'no configured MCP server matches this id (expected mcp-resource:<server>/<uri>)',
+        pool: contentPool(context, 'mcp-resource'),
+        keep,
+      }),
+    };
+  }
+  const { connection, name: uri } = split;
+  const id = mcpResourceCapabilityId(connection.server.name, uri);
+  const known = serverContent(connection);
+  const source = known.source === 'none' ? 'unknown' : known.source;
+  const template = known.content.templates?.find((candidate) => candidate.uriTemplate === uri);
+  const resource = template ? undefined : known.content.resources?.find((candidate) => candidate.uri === uri);
+  if (
+    !template &&
+    !resource &&
+    /\{[^{}]*\}/.test(uri) &&
+    known.content.templates !== undefined &&
+    (known.source === 'live' || action !== 'call')
+  ) {
+    // Braces name a template; one the server does not list is a wrong id, not a URI to send.
+    return {
+      ok: false,
+      error: unknownReference(context, {
+        wanted: uri,
+        action,
+        message: `MCP server "${connection.server.name}" lists no resource template with this URI template${known.source === 'cached' ? ' (according to its cached list, possibly stale)' : ''}`,
+        pool: contentPool(context, 'mcp-resource', connection.server.name),
+        keep,
+      }),
+    };
+  }
+  return {
+    ok: true,
+    value: { kind: 'mcp-resource', id, connection, uri, resource, template, source },
+  };
+}
+
+/** `mcp-prompt:<server>/<name>`: a listed prompt, or (for a call, when the list may be stale or is unknown) any name. */
+function resolvePrompt(
+  context: FrontendContext,
+  rest: string,
+  action: CapabilityAction,
+  keep: readonly string[],
+): Resolution {
+  const split = splitServer(context, rest);
+  if (!split) {
+    return {
+      ok: false,
+      error: unknownReference(context, {
+        wanted: rest.slice(rest.indexOf('/') + 1) || rest,
+        action,
+        message: 'no configured MCP server matches this id (expected mcp-prompt:<server>/<prompt>)',
+        pool: contentPool(context, 'mcp-prompt'),
+        keep,
+      }),
+    };
+  }
+  const { connection, name } = split;
+  const id = mcpPromptCapabilityId(connection.server.name, name);
+  const known = serverContent(connection);
+  const schema = known.content.prompts?.find((prompt) => prompt.name === name);
+  const source = known.source === 'none' ? 'unknown' : known.source;
+  if (!schema && known.content.prompts !== undefined && (known.source === 'live' || action !== 'call')) {
+    return {
+      ok: false,
+      error: unknownReference(context, {
+        wanted: name,
+        action,
+        message:
+          known.source === 'live'
+            ? `MCP server "${connection.server.name}" offers no prompt with this name`
+            : `according to its cached prompt list (possibly stale; action "call" connects the server and checks the live list) MCP server "${connection.server.name}" offers no prompt with this name`,
+        pool: contentPool(context, 'mcp-prompt', connection.server.name),
+        keep,
+      }),
+    };
+  }
+  return { ok: true, value: { kind: 'mcp-prompt', id, connection, prompt: name, schema, source } };
 }
 
 /** `mcp-server:<name>` naming a server that is not configured: unavailable, with close names as hints. */

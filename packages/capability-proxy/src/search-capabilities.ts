@@ -1,10 +1,10 @@
 /** One reachable capability as search and candidate lists see it. */
 export interface CapabilitySummary {
   readonly id: string;
-  readonly kind: 'tool' | 'mcp-server' | 'mcp-tool' | 'session';
+  readonly kind: 'tool' | 'mcp-server' | 'mcp-tool' | 'mcp-resource' | 'mcp-prompt' | 'session';
   /** The short name (tool name, server name). */
   readonly name: string;
-  /** For MCP tools: the server. */
+  /** For MCP tools, resources and prompts: the server. */
   readonly server?: string;
   readonly description: string;
   /** Where its schema comes from: a connected server, the cache, or nowhere yet. */
