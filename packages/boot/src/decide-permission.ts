@@ -108,7 +108,7 @@ export function sandboxDenial(
 
 /**
  * Decides one call. Pure: no I/O, no prompts, the same answer for the same input. The order is
- * fixed (inspectable-harness-notes §5.3, with the sandbox checked before anything else):
+ * fixed (BT-PERM-1 in REQUIREMENTS.md, with the sandbox checked before anything else):
  *
  * 1. sandbox: a writer in a `read_only` run → deny `PERMISSION_DENIED` (whatever the surface);
  * 2. path policy: a refused target → deny with the policy's code (final, also under `never`);

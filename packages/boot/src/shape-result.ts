@@ -19,7 +19,7 @@ export interface StoredResult {
   readonly sha256: string;
 }
 
-/** Head and tail byte budgets per result shape (reasonix-notes §5.1). `read` keeps a prefix only. */
+/** Head and tail byte budgets per result shape (BT-SHAPE-2 in REQUIREMENTS.md). `read` keeps a prefix only. */
 export const RESULT_BUDGETS: Readonly<Record<ResultShape, { readonly head: number; readonly tail: number }>> =
   {
     shell: { head: 8000, tail: 8000 },

@@ -91,7 +91,7 @@ function kindOf(code: string): ErrorKind | undefined {
 }
 
 /**
- * Creates the storm breaker of reasonix-notes §4: a batch counts only when every call failed; its
+ * Creates the storm breaker (BT-STORM-1..BT-STORM-6 in REQUIREMENTS.md): a batch counts only when every call failed; its
  * signature is every call's (tool, category); the same signature as the previous failed batch adds
  * one, a different one restarts at 1, any success resets. At the threshold (default 3) it returns
  * one `[loop guard]` notice naming the tool (or "this batch of N tool calls"), the original error
