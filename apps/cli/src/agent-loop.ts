@@ -294,7 +294,7 @@ function runGoal(goal: SessionGoal | null, roundsRun: number): RunGoal | null {
 }
 
 /**
- * The reference agent loop (inspectable-harness §9, over a session of the host instead of a tool
+ * The reference agent loop (over a session of the host instead of a tool
  * table): one system prompt with the environment context, the task, then rounds of streamed model
  * turns. Each turn's tool calls are decoded with the dialect (names and argument encodings mapped
  * back) and run as one `dispatchBatch`, so the host's policy, evidence, parallelism and storm
@@ -469,7 +469,16 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       const goal = session ? runGoal(session.goal(), goalRounds) : null;
       const deliverables = session ? [...session.deliverables()] : [];
       const { status, rounds: used, answer, error } = outcome;
-      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage }, goal, deliverables });
+      onEvent({
+        type: 'run-finished',
+        status,
+        rounds: used,
+        answer,
+        error,
+        usage: { ...usage },
+        goal,
+        deliverables,
+      });
       return { ...outcome, goal, deliverables, lastText, messages: [...conversation.messages] };
     };
     try {
