@@ -469,16 +469,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       const goal = session ? runGoal(session.goal(), goalRounds) : null;
       const deliverables = session ? [...session.deliverables()] : [];
       const { status, rounds: used, answer, error } = outcome;
-      onEvent({
-        type: 'run-finished',
-        status,
-        rounds: used,
-        answer,
-        error,
-        usage: { ...usage },
-        goal,
-        deliverables,
-      });
+      onEvent({ type: 'run-finished', status, rounds: used, answer, error, usage: { ...usage }, goal, deliverables });
       return { ...outcome, goal, deliverables, lastText, messages: [...conversation.messages] };
     };
     try {
