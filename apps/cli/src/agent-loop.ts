@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import type {
   BatchResult,
   ConversationPort,
@@ -608,7 +609,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           error: { code: 'PROVIDER_ERROR', message: error.message },
         });
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return finish({ status: 'failed', rounds, answer: null, error: { code: 'EXECUTION_ERROR', message } });
     } finally {
       if (ownsSession) await session?.close();

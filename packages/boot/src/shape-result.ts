@@ -1,4 +1,4 @@
-import { type ResultShape, ToolhostError } from '@toolhost/contracts';
+import { errorMessage, type ResultShape, ToolhostError } from '@toolhost/contracts';
 
 /** The model sees at most this many UTF-8 bytes of one result's text. */
 export const MAX_MODEL_RESULT_BYTES = 32 * 1024;
@@ -87,7 +87,7 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
         body: options.text,
       });
     } catch (error) {
-      storeError = error instanceof Error ? error.message : String(error);
+      storeError = errorMessage(error);
       // A toolhost error (DISK_FULL from a full disk or the stored-results budget) is named in the marker.
       storeFailure = ToolhostError.isInstance(error) ? error.toModelText() : undefined;
     }
