@@ -94,4 +94,4 @@ export {
   type ValidatedArguments,
   validateArguments,
 } from './validate-arguments.js';
-export { isUtf8Continuation, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';
+export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';

@@ -14,6 +14,16 @@ export function utf8BoundaryBefore(bytes: Uint8Array, index: number): number {
 }
 
 /**
+ * The nearest character boundary at or after `index` in UTF-8 `bytes` (`index` clamped to
+ * `0..bytes.length`): a tail that starts there never begins inside a character.
+ */
+export function utf8BoundaryAfter(bytes: Uint8Array, index: number): number {
+  let at = Math.min(Math.max(index, 0), bytes.length);
+  while (at < bytes.length && isUtf8Continuation(bytes[at])) at++;
+  return at;
+}
+
+/**
  * The longest prefix of `text` whose UTF-8 encoding is at most `maxBytes` bytes, never splitting a
  * character (a cut that would land inside one backs off to its start). `maxBytes` below 1 gives ''.
  */

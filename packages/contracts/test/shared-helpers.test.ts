@@ -7,6 +7,7 @@ import {
   firstLine,
   isObject,
   isUtf8Continuation,
+  utf8BoundaryAfter,
   utf8BoundaryBefore,
 } from '../src/index.js';
 
@@ -68,13 +69,18 @@ describe('isObject', () => {
   });
 });
 
-describe('utf8BoundaryBefore', () => {
-  it('backs off over continuation bytes to the start of a character, and clamps the index', () => {
+describe('utf8BoundaryBefore and utf8BoundaryAfter', () => {
+  it('move off continuation bytes to the start of a character (back or forward), and clamp the index', () => {
     const bytes = Buffer.from('a€b', 'utf8'); // 61 e2 82 ac 62
     assert.deepEqual(
       [0, 1, 2, 3, 4, 5].map((index) => utf8BoundaryBefore(bytes, index)),
       [0, 1, 1, 1, 4, 5],
     );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((index) => utf8BoundaryAfter(bytes, index)),
+      [0, 1, 4, 4, 4, 5],
+    );
+    assert.equal(utf8BoundaryAfter(bytes, 99), 5);
     assert.equal(utf8BoundaryBefore(bytes, -3), 0);
     assert.equal(utf8BoundaryBefore(bytes, 99), 5);
     assert.equal(isUtf8Continuation(0x82), true);
