@@ -119,13 +119,13 @@ function firstDifferentLine(expected: string, actual: string): string {
  * nothing itself, so tests can hand it mutated copies of documents or registries. Returns every
  * problem found (an empty list means the documentation is true), each with the exact remedy.
  *
- * Checks (reasonix-notes §10 behaviours 7 and 8 among them):
+ * Checks (DOC-1 and DOC-2 of docs/REQUIREMENTS.md among them):
  * - each document exists and links to its other-language twin near the top;
  * - every generated region is present and equal to what the generator renders now;
- * - behaviour 7: every built-in (hidden aliases included, `use_capability` too) has a row
+ * - DOC-1: every built-in (hidden aliases included, `use_capability` too) has a row
  *   "| `name` | true|false |" whose flag equals `annotations.readOnly === true`, its description is
  *   non-empty and the row's description matches it; no row names a tool that does not exist;
- * - behaviour 8: every schema the registry holds parses as JSON, is an object schema with
+ * - DOC-2: every schema the registry holds parses as JSON, is an object schema with
  *   `properties`, is the canonical form of the definition's schema, and canonicalising it again gives
  *   the same bytes; the documented fingerprint is the schema's;
  * - the error-code table has exactly one row per code of the closed set;
@@ -210,7 +210,7 @@ export function checkContractDocs(input: CheckContractDocsInput): ContractDocPro
   return problems;
 }
 
-/** Behaviour 8 (and the non-empty descriptions of behaviour 7): facts of the registry itself. */
+/** DOC-2 (and the non-empty descriptions of DOC-1): facts of the registry itself. */
 function checkRegistry(rows: readonly ContractTool[]): ContractDocProblem[] {
   const problems: ContractDocProblem[] = [];
   for (const row of rows) {
@@ -283,7 +283,7 @@ function checkLinks(spec: DocumentSpec, text: string): ContractDocProblem[] {
   ];
 }
 
-/** Behaviour 7: a row per documented tool with the right flag and description; no stray rows. */
+/** DOC-1: a row per documented tool with the right flag and description; no stray rows. */
 function checkToolTable(
   spec: DocumentSpec,
   tableRows: readonly ToolRow[],

@@ -1,4 +1,4 @@
-// The contract-documentation test (reasonix-notes §10 behaviours 7 and 8): the committed documents and
+// The contract-documentation test (DOC-1 and DOC-2 in ../REQUIREMENTS.md): the committed documents and
 // dialect snapshots must be what the registry of a real host renders, and every way of letting them
 // drift (a removed row, a flipped flag, a changed schema, a changed description, a new error code, an
 // edited snapshot, a missing translation) must fail with a message that says what to run. The
@@ -114,7 +114,7 @@ describe('checkContractDocs', () => {
     if (problems.length > 0) assert.fail(formatProblems(problems));
   });
 
-  it('behaviour 7: every built-in has a row "| `name` | true|false |" whose flag is annotations.readOnly === true, with a non-empty description', () => {
+  it('DOC-1: every built-in has a row "| `name` | true|false |" whose flag is annotations.readOnly === true, with a non-empty description', () => {
     const rows = contractTools(source.registry);
     assert.ok(
       rows.some((row) => row.name === 'use_capability'),
@@ -239,7 +239,7 @@ describe('checkContractDocs', () => {
     assertProblem(dropped, 'tool-row', 'update_goal');
   });
 
-  it('behaviour 8: every schema parses as JSON, is canonical, and canonicalising it again is idempotent', () => {
+  it('DOC-2: every schema parses as JSON, is canonical, and canonicalising it again is idempotent', () => {
     for (const tool of source.registry.list({ visibility: 'all' })) {
       const parsed = JSON.parse(tool.canonicalSchemaJson) as unknown;
       const again = canonicalSchemaJson(parsed);

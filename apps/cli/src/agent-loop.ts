@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import type {
   BatchResult,
   ConversationPort,
@@ -294,7 +295,7 @@ function runGoal(goal: SessionGoal | null, roundsRun: number): RunGoal | null {
 }
 
 /**
- * The reference agent loop (inspectable-harness §9, over a session of the host instead of a tool
+ * The reference agent loop (over a session of the host instead of a tool
  * table): one system prompt with the environment context, the task, then rounds of streamed model
  * turns. Each turn's tool calls are decoded with the dialect (names and argument encodings mapped
  * back) and run as one `dispatchBatch`, so the host's policy, evidence, parallelism and storm
@@ -621,7 +622,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           error: { code: 'PROVIDER_ERROR', message: error.message },
         });
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return finish({ status: 'failed', rounds, answer: null, error: { code: 'EXECUTION_ERROR', message } });
     } finally {
       if (ownsSession) await session?.close();

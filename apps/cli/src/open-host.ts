@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { errorMessage } from '@toolhost/contracts';
 import type { ApproveCallback, AuditEvent, Host, SubagentRunner } from '@toolhost/boot';
 import { oneLine, usageError } from './cli-error.js';
 import { VERSION } from './run-cli.js';
@@ -72,7 +73,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
     await telemetry?.shutdown();
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'CONFIG_INVALID' || code === 'HOST_CONFIGURATION') {
-      throw usageError(error instanceof Error ? error.message : String(error), error);
+      throw usageError(errorMessage(error), error);
     }
     throw error;
   }

@@ -1,4 +1,5 @@
 import type { BatchResult, DispatchResult, ToolCall, TurnOrigin } from '@toolhost/boot';
+import { isObject } from '@toolhost/contracts';
 
 /** The most calls one `{"batch":[...]}` line may carry; a longer batch is refused as a whole. */
 export const MAX_BATCH_CALLS = 128;
@@ -93,10 +94,6 @@ function deliverablesOf(result: DispatchResult): SessionDeliverable[] | undefine
       },
     ];
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function idOf(value: Record<string, unknown>): SessionId {

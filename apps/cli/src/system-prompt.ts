@@ -22,7 +22,7 @@ export interface SystemPromptOptions {
 }
 
 /**
- * The fixed instructions of the reference agent (inspectable-harness §9: explore with the read and
+ * The fixed instructions of the reference agent (explore with the read and
  * search tools, the shell for what they cannot do, read before edit), adapted to the surface: tools
  * off the surface are named as `tool:<name>` capabilities. Deterministic for a given surface and
  * policy, so it stays a cacheable prefix.
@@ -88,7 +88,7 @@ function git(root: string, args: readonly string[]): Promise<string | null> {
 }
 
 /**
- * The `<environment_context>` block of a fresh run (inspectable-harness §9): working directory, date,
+ * The `<environment_context>` block of a fresh run: working directory, date,
  * git branch and count of changed files (git calls time out after 3 s), the first 40 top-level
  * entries, and `AGENTS.md` or `CLAUDE.md` capped at 4000 characters. Every field is best effort and
  * is left out when it cannot be read.

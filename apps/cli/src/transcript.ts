@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { TurnOrigin } from '@toolhost/boot';
+import { isObject } from '@toolhost/contracts';
 import type { AgentEvent, RecordedCall, RecordedResult } from './agent-loop.js';
 
 /** The transcript format version written in every row. */
@@ -80,10 +81,6 @@ export class TranscriptError extends Error {
     super(`line ${line}: ${message}`);
     this.name = 'TranscriptError';
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkCall(value: unknown): value is RecordedCall {

@@ -16,6 +16,7 @@ import {
   type AnyToolDefinition,
   createToolRegistry,
   defineTool,
+  errorMessage,
   type ModelTool,
   sharedArgumentValidator,
   type ToolCallContext,
@@ -196,7 +197,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     try {
       normalizeSandboxOptions({ ...jobSandbox, mode: sandbox });
     } catch (error) {
-      throw configError('sandbox', error instanceof Error ? error.message : String(error), error);
+      throw configError('sandbox', errorMessage(error), error);
     }
 
     const registry = createToolRegistry();
@@ -259,7 +260,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       try {
         registry.register(tool);
       } catch (error) {
-        throw configError('tools', error instanceof Error ? error.message : String(error), error);
+        throw configError('tools', errorMessage(error), error);
       }
     }
     // The MCP connections and schema cache are the host's; every session talks through its own frontend.
@@ -280,7 +281,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       });
     } catch (error) {
       if (ToolhostError.isInstance(error)) throw error;
-      throw configError('mcpServers', error instanceof Error ? error.message : String(error), error);
+      throw configError('mcpServers', errorMessage(error), error);
     }
     disposers.push(() => proxy.close());
     registry.register(sessionProxyTool(proxy, (context) => servicesOf(context).proxy));

@@ -146,7 +146,7 @@ export function planDenial(
 
 /**
  * Decides one call. Pure: no I/O, no prompts, the same answer for the same input. The order is
- * fixed (inspectable-harness-notes §5.3, with the sandbox checked before anything else):
+ * fixed (BT-PERM-1 in REQUIREMENTS.md, with the sandbox checked before anything else):
  *
  * 1. sandbox: a writer in a `read_only` run → deny `PERMISSION_DENIED` (whatever the surface);
  *    then, in a plan phase, a writer → deny `PLAN_NOT_APPROVED` ({@link planDenial});

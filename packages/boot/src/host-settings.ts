@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AnyToolDefinition } from '@toolhost/contracts';
-import { ToolhostError } from '@toolhost/contracts';
+import { errorMessage, ToolhostError } from '@toolhost/contracts';
 import {
   createPathPolicy,
   DEFAULT_PROTECTED_PATHS,
@@ -219,7 +219,7 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
     try {
       return createPermissionRules(config.permissions);
     } catch (error) {
-      throw configError('permissions', error instanceof Error ? error.message : String(error), error);
+      throw configError('permissions', errorMessage(error), error);
     }
   })();
 
@@ -266,7 +266,7 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
       secretPaths,
     });
   } catch (error) {
-    throw configError('allowedRoots', error instanceof Error ? error.message : String(error), error);
+    throw configError('allowedRoots', errorMessage(error), error);
   }
   const root = pathPolicy.roots[0] ?? rootInput;
   if (options.network !== undefined && typeof options.network !== 'boolean') {

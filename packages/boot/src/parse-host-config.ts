@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type McpServerConfig, parseMcpServers } from '@toolhost/capability-proxy';
-import { err, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
+import { err, errorMessage, isJsonObject, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import type { ApprovalPolicy, SandboxMode } from './decide-permission.js';
 import { type ConfiguredHook, type HooksConfig, parseHooksConfig } from './hook-config.js';
 import { parsePermissionRule } from './permission-rules.js';
@@ -349,7 +349,7 @@ export function parseConfigText(text: string, source: string): Result<HostConfig
     return err(
       new ToolhostError({
         code: 'CONFIG_INVALID',
-        message: `${source}: (file): not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        message: `${source}: (file): not valid JSON (${errorMessage(error)})`,
         details: { source, field: '(file)' },
         cause: error,
       }),

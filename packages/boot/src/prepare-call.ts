@@ -1,4 +1,10 @@
-import { parseArguments, type RegisteredTool, ToolhostError, type ToolInvocation } from '@toolhost/contracts';
+import {
+  boundedText,
+  parseArguments,
+  type RegisteredTool,
+  ToolhostError,
+  type ToolInvocation,
+} from '@toolhost/contracts';
 import { closeNames } from './close-names.js';
 import type { ToolCall } from './host-types.js';
 import type { PipelineContext } from './pipeline-context.js';
@@ -39,8 +45,7 @@ const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0
 
 /** A name as the model sent it, bounded to 128 characters for messages and the audit log. */
 export function boundedName(name: unknown): string {
-  const text = typeof name === 'string' ? name : String(name);
-  return text.length > 128 ? `${text.slice(0, 125)}...` : text;
+  return boundedText(typeof name === 'string' ? name : String(name));
 }
 
 function notFound(context: PipelineContext, name: string, callId: string): ToolhostError {

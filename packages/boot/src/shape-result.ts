@@ -1,4 +1,10 @@
-import { type ResultShape, ToolhostError } from '@toolhost/contracts';
+import {
+  errorMessage,
+  type ResultShape,
+  ToolhostError,
+  utf8BoundaryAfter,
+  utf8BoundaryBefore,
+} from '@toolhost/contracts';
 
 /** The model sees at most this many UTF-8 bytes of one result's text. */
 export const MAX_MODEL_RESULT_BYTES = 32 * 1024;
@@ -19,7 +25,7 @@ export interface StoredResult {
   readonly sha256: string;
 }
 
-/** Head and tail byte budgets per result shape (reasonix-notes §5.1). `read` keeps a prefix only. */
+/** Head and tail byte budgets per result shape (BT-SHAPE-2 in REQUIREMENTS.md). `read` keeps a prefix only. */
 export const RESULT_BUDGETS: Readonly<Record<ResultShape, { readonly head: number; readonly tail: number }>> =
   {
     shell: { head: 8000, tail: 8000 },
@@ -87,7 +93,7 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
         body: options.text,
       });
     } catch (error) {
-      storeError = error instanceof Error ? error.message : String(error);
+      storeError = errorMessage(error);
       // A toolhost error (DISK_FULL from a full disk or the stored-results budget) is named in the marker.
       storeFailure = ToolhostError.isInstance(error) ? error.toModelText() : undefined;
     }
@@ -131,8 +137,8 @@ function cutHeadTail(
   let kept = 0;
   // The budgets leave room for the marker; the loop only matters for odd inputs (huge ids).
   for (let pass = 0; pass < 4; pass++) {
-    const headEnd = preferLineEnd(bytes, charBoundaryBefore(bytes, head), 0.75);
-    const tailFrom = charBoundaryAfter(bytes, bytes.length - tail);
+    const headEnd = preferLineEnd(bytes, utf8BoundaryBefore(bytes, head), 0.75);
+    const tailFrom = utf8BoundaryAfter(bytes, bytes.length - tail);
     const tailStart = Math.max(headEnd, preferLineStart(bytes, tailFrom, bytes.length));
     kept = headEnd + (bytes.length - tailStart);
     const marker = truncationMarker({
@@ -243,27 +249,11 @@ function markerCallId(callId: string): { shown: string; exact: string } {
 function boundedField(text: string, maxBytes = 128): string {
   if (Buffer.byteLength(text) <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
-  return `${bytes.subarray(0, charBoundaryBefore(bytes, maxBytes - 3)).toString('utf8')}...`;
+  return `${bytes.subarray(0, utf8BoundaryBefore(bytes, maxBytes - 3)).toString('utf8')}...`;
 }
 
 /** The shaping options plus why the store refused the body (its model text), when it did. */
 type ShapingOptions = ShapeResultOptions & { readonly storeFailure?: string };
-
-function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-function charBoundaryBefore(bytes: Buffer, index: number): number {
-  let at = Math.min(Math.max(index, 0), bytes.length);
-  while (at > 0 && at < bytes.length && isContinuation(bytes[at])) at--;
-  return at;
-}
-
-function charBoundaryAfter(bytes: Buffer, index: number): number {
-  let at = Math.min(Math.max(index, 0), bytes.length);
-  while (at < bytes.length && isContinuation(bytes[at])) at++;
-  return at;
-}
 
 /** Moves a head cut back to just after a newline when one is in the last quarter of the head. */
 function preferLineEnd(bytes: Buffer, end: number, keep: number): number {
@@ -282,7 +272,7 @@ function preferLineStart(bytes: Buffer, start: number, length: number): number {
 function lineEndBefore(bytes: Buffer, budget: number): number {
   const limit = Math.min(Math.max(budget, 0), bytes.length);
   const newline = bytes.lastIndexOf(0x0a, limit - 1);
-  return newline >= 0 ? newline + 1 : charBoundaryBefore(bytes, limit);
+  return newline >= 0 ? newline + 1 : utf8BoundaryBefore(bytes, limit);
 }
 
 /** The line number of the last numbered line (`  12→text`, `12\ttext`, `12: text`, `12| text`). */

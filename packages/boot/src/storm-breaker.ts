@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorKind, isErrorCode } from '@toolhost/contracts';
+import { boundedText, ERROR_CODES, type ErrorKind, firstLine, isErrorCode } from '@toolhost/contracts';
 
 /** One call's outcome as the storm breaker sees it. */
 export interface StormOutcome {
@@ -91,7 +91,7 @@ function kindOf(code: string): ErrorKind | undefined {
 }
 
 /**
- * Creates the storm breaker of reasonix-notes §4: a batch counts only when every call failed; its
+ * Creates the storm breaker (BT-STORM-1..BT-STORM-6 in REQUIREMENTS.md): a batch counts only when every call failed; its
  * signature is every call's (tool, category); the same signature as the previous failed batch adds
  * one, a different one restarts at 1, any success resets. At the threshold (default 3) it returns
  * one `[loop guard]` notice naming the tool (or "this batch of N tool calls"), the original error
@@ -127,7 +127,7 @@ export function createStormBreaker(options: StormBreakerOptions = {}): StormBrea
     if (repeatedCount < repeatThreshold) return undefined;
     const first = batch[0] as StormOutcome;
     const who =
-      batch.length === 1 ? `"${bounded(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
+      batch.length === 1 ? `"${boundedText(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
     return {
       kind: 'repeated',
       count: repeatedCount,
@@ -208,11 +208,11 @@ function guidance(
 ): string {
   const first = batch[0]!;
   const who =
-    batch.length === 1 ? `"${bounded(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
+    batch.length === 1 ? `"${boundedText(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
   const what = kind === 'failed' ? 'failed' : 'been blocked or failed';
   const lines = [
     `[loop guard] ${who} has now ${what} ${count} times in a row with the same host response. Re-sending it — even with the wording changed — will not help.`,
-    `Host response: ${bounded(`${first.error!.code}: ${firstLine(first.error!.message)}`, 512)}`,
+    `Host response: ${boundedText(`${first.error!.code}: ${firstLine(first.error!.message)}`, 512)}`,
   ];
   const codes = new Set(batch.map((outcome) => outcome.error!.code));
   if (kind === 'blocked') {
@@ -245,18 +245,9 @@ function guidance(
 function blockedGuidance(count: number, batch: readonly StormOutcome[]): string {
   const first = batch[0]!;
   const last =
-    batch.length === 1 ? `"${bounded(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
+    batch.length === 1 ? `"${boundedText(first.toolName)}"` : `this batch of ${batch.length} tool calls`;
   return [
-    `[loop guard] The run policy has refused your tool calls ${count} turns in a row (most recently ${last}: ${bounded(`${first.error!.code}: ${firstLine(first.error!.message)}`, 512)}).`,
+    `[loop guard] The run policy has refused your tool calls ${count} turns in a row (most recently ${last}: ${boundedText(`${first.error!.code}: ${firstLine(first.error!.message)}`, 512)}).`,
     'Trying other tools or wordings for the same action will not get past the policy. Choose an approach that the run allows, or stop and explain to the user what you need.',
   ].join('\n');
-}
-
-function firstLine(text: string): string {
-  const index = text.indexOf('\n');
-  return index === -1 ? text : text.slice(0, index);
-}
-
-function bounded(text: string, max = 128): string {
-  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }

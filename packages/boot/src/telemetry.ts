@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import type { AuditEvent } from './audit-log.js';
 
 /** A sink that turns a host's audit events into OpenTelemetry spans (see {@link createToolTelemetry}). */
@@ -206,7 +207,7 @@ export async function createToolTelemetry(
         try {
           await provider.shutdown();
         } catch (error) {
-          warn(`the traces could not be sent (${error instanceof Error ? error.message : String(error)})`);
+          warn(`the traces could not be sent (${errorMessage(error)})`);
         }
       })();
       return shutdown;

@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 describe('Host approval', () => {
-  it('fails closed with APPROVAL_REQUIRED when no one can be asked (harness behaviour 30)', async () => {
+  it('fails closed with APPROVAL_REQUIRED when no one can be asked (BT-PERM-4)', async () => {
     const sink = auditSink();
     const h = await host({ onAudit: sink.onAudit });
     const result = await h.dispatch({ id: 'u1', name: 'test_unknown', arguments: { command: 'x' } });
@@ -52,7 +52,7 @@ describe('Host approval', () => {
     assert.equal(result.permission?.type, 'deny');
   });
 
-  it('runs the call when a person approves, with the decision source user (harness behaviour 31)', async () => {
+  it('runs the call when a person approves, with the decision source user (BT-PERM-5)', async () => {
     const sink = auditSink();
     const requests: ApprovalRequest[] = [];
     const h = await host({
@@ -173,7 +173,7 @@ describe('Host approval', () => {
     assert.deepEqual(log.entries, ['unknown:ls']);
   });
 
-  it('never lets a rule or approval never turn a boundary refusal into anything else (harness behaviour 29)', async () => {
+  it('never lets a rule or approval never turn a boundary refusal into anything else (BT-PERM-3)', async () => {
     const h = await host({
       approval: 'never',
       config: { permissions: { allow: ['test_write'] } },

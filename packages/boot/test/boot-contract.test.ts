@@ -56,7 +56,7 @@ function wireTools(
   });
 }
 
-// reasonix-notes §1.6 / §10 behaviour 9, the seed's TestBootToolContractMatchesProviderVisibleSurface:
+// BT-SURF-6, the seed's TestBootToolContractMatchesProviderVisibleSurface:
 // every tool in a real compiled request has a contract entry with the same trimmed description and
 // byte-identical canonical schema.
 describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
@@ -173,7 +173,7 @@ describe('TestBootToolContractMatchesProviderVisibleSurface', () => {
     for (const platform of ['posix', 'windows'] as const) {
       const want =
         platform === 'posix' ? names : names.map((name) => (name === 'bash' ? 'pwsh' : name)).sort();
-      it(`offers exactly ${want.join(', ')} on ${platform}, ${sandbox}, ${surface} (reasonix behaviours 2-5, harness behaviour 3)`, async () => {
+      it(`offers exactly ${want.join(', ')} on ${platform}, ${sandbox}, ${surface} (BT-SURF-2)`, async () => {
         const h = await host({ platform, sandbox, surface });
         assert.deepEqual([...h.surfaceNames()], want);
         assert.deepEqual(

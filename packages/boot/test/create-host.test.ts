@@ -113,7 +113,7 @@ describe('createHost', () => {
     assert.ok(!lines.join('\n').includes('secret-content-123'), 'no file contents in the audit log');
     const decided = events.find((event) => event.type === 'permission-decided');
     assert.equal(decided.source, 'annotation');
-    // harness behaviour 31: the decision's request facts are on record.
+    // BT-PERM-5: the decision's request facts are on record.
     assert.equal(decided.toolSource, 'builtin');
     assert.equal(decided.group, 'read_only_builtins');
     assert.equal(decided.category, 'read');

@@ -53,8 +53,8 @@ const openWorld: PermissionToolFacts = {
 
 type Row = [string, PermissionToolFacts, SandboxMode, ApprovalPolicy, string, string];
 
-// inspectable-harness-notes §15 behaviour 28: the decision order is fixed and table-testable, with
-// the [B] improvement that the sandbox write-deny comes before anything else.
+// BT-PERM-1: the decision order is fixed and table-testable, with the sandbox write-deny before
+// anything else.
 const table: Row[] = [
   ['read in read_only', read, 'read_only', 'on_request', 'allow', 'annotation'],
   ['read in read_only, strict', read, 'read_only', 'strict', 'allow', 'annotation'],

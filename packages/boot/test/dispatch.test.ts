@@ -61,7 +61,7 @@ describe('Host.dispatch', () => {
     );
     assert.equal(existsSync(join(root.dir, 'a.txt')), false);
     assert.deepEqual(log.entries, []);
-    // harness §15 behaviour 5: no call-started event; the decision is on record with its source.
+    // BT-DISP-6: no call-started event; the decision is on record with its source.
     assert.deepEqual(sink.types('w1'), [
       'call-received',
       'call-resolved',
@@ -127,7 +127,7 @@ describe('Host.dispatch', () => {
     assert.equal(result.resultRef, null);
   });
 
-  it('denies a path outside the root at the permission step, also under approval never (harness behaviour 11)', async () => {
+  it('denies a path outside the root at the permission step, also under approval never (BT-PERM-2)', async () => {
     const sink = auditSink();
     const h = await host({ approval: 'never', tools: [parallelReader(log)], onAudit: sink.onAudit });
     const result = await h.dispatch({ id: 'r1', name: 'test_read', arguments: { path: '../etc/passwd' } });
@@ -150,7 +150,7 @@ describe('Host.dispatch', () => {
     assert.deepEqual(log.entries, []);
   });
 
-  it('answers an unknown name with TOOL_NOT_FOUND and close names (harness behaviour 6)', async () => {
+  it('answers an unknown name with TOOL_NOT_FOUND and close names (BT-DISP-1)', async () => {
     const h = await host({ tools: [parallelReader(log)] });
     const result = await h.dispatch({ name: 'test_raed', arguments: {} });
     assert.equal(result.error?.code, 'TOOL_NOT_FOUND');
@@ -158,7 +158,7 @@ describe('Host.dispatch', () => {
     assert.match(result.output, /no tool is named "test_raed"; close names: test_read/);
   });
 
-  it('validates before permission: invalid arguments never reach the approval callback (reasonix behaviour 17)', async () => {
+  it('validates before permission: invalid arguments never reach the approval callback (BT-DISP-2)', async () => {
     const asked: ApprovalRequest[] = [];
     const h = await host({
       tools: [uncompilable('mcp', log), failing('needs_ok', 'EXECUTION_ERROR', () => 'x')],
@@ -185,7 +185,7 @@ describe('Host.dispatch', () => {
     }
   });
 
-  it('runs an MCP tool with an uncompilable schema unvalidated and refuses a built-in one (reasonix behaviour 24)', async () => {
+  it('runs an MCP tool with an uncompilable schema unvalidated and refuses a built-in one (BT-DISP-3)', async () => {
     const h = await host({
       approval: 'never',
       tools: [uncompilable('mcp', log), uncompilable('builtin', log)],
@@ -243,7 +243,7 @@ describe('Host.dispatch', () => {
     assert.equal(batch.results[1]?.status, 'ok');
   });
 
-  it('signals an abortable tool on timeout and reports TIMEOUT with its partial output (harness behaviour 37)', async () => {
+  it('signals an abortable tool on timeout and reports TIMEOUT with its partial output (BT-DISP-4)', async () => {
     const h = await host({ tools: [slowAbortable(log)] });
     const result = await h.dispatch({ name: 'test_slow' });
     assert.equal(result.error?.code, 'TIMEOUT');
@@ -261,7 +261,7 @@ describe('Host.dispatch', () => {
     assert.equal(result.error?.code, 'TIMEOUT');
   });
 
-  it('awaits a non-abortable writer before reporting TIMEOUT, so the write never lands after the report (harness behaviour 37 [B])', async () => {
+  it('awaits a non-abortable writer before reporting TIMEOUT, so the write never lands after the report (BT-DISP-4)', async () => {
     const h = await host({ sandbox: 'workspace_write', tools: [stubbornWriter(root.dir, log)] });
     const result = await h.dispatch({
       name: 'test_stubborn',
@@ -288,7 +288,7 @@ describe('Host.dispatch', () => {
     assert.equal(result.error?.code, 'ABORTED');
   });
 
-  it('truncates a large result to 32 KiB, stores the whole body and pages it back with the marker recipe (reasonix behaviours 31, 34)', async () => {
+  it('truncates a large result to 32 KiB, stores the whole body and pages it back with the marker recipe (BT-SHAPE-2)', async () => {
     const h = await host({ tools: [bigOutput(100_000, 'shell')] });
     const result = await h.dispatch({ id: 'big1', name: 'test_big' });
     assert.equal(result.status, 'ok');
@@ -350,7 +350,7 @@ describe('Host.dispatch', () => {
 });
 
 describe('Host.dispatchBatch', () => {
-  it('runs contiguous read-only calls concurrently, at most 8, and keeps the model order (harness behaviour 36)', async () => {
+  it('runs contiguous read-only calls concurrently, at most 8, and keeps the model order (BT-DISP-5)', async () => {
     const gate = deferred();
     const h = await host({ tools: [parallelReader(log, gate.promise)] });
     const calls = Array.from({ length: 10 }, (_, index) => ({
@@ -416,7 +416,7 @@ describe('Host.dispatchBatch', () => {
     assert.equal(readFileSync(join(root.dir, 'ok.txt'), 'utf8'), 'fine');
   });
 
-  it('gives the storm breaker one round per batch and puts its notice on the batch (reasonix behaviours 25, 29)', async () => {
+  it('gives the storm breaker one round per batch and puts its notice on the batch (BT-STORM-5)', async () => {
     let n = 0;
     const h = await host({
       tools: [failing('test_fail', 'COMMAND_FAILED', () => `build ${++n}: exit status 2`)],
@@ -438,7 +438,7 @@ describe('Host.dispatchBatch', () => {
     assert.ok(third.results.every((result) => !result.output.includes('[loop guard]')));
   });
 
-  it('shares one breaker between direct calls and use_capability (reasonix behaviour 30)', async () => {
+  it('shares one breaker between direct calls and use_capability (BT-STORM-6)', async () => {
     const h = await host({ tools: [parallelReader(log)] });
     const badCapability = () =>
       h.dispatch({

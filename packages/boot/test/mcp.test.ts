@@ -63,7 +63,7 @@ const echo = (message: string) => ({
 });
 
 describe('Host with MCP servers', () => {
-  it('keeps every provider surface byte-identical when a server connects, and across hosts (reasonix behaviour 1)', async () => {
+  it('keeps every provider surface byte-identical when a server connects, and across hosts (BT-SURF-1)', async () => {
     const h = await host({ trusted: true });
     const before = DIALECT_NAMES.map((dialect) => h.providerTools(dialect));
     const beforeBytes = before.map((compiled) => JSON.stringify(compiled.tools));
@@ -119,7 +119,7 @@ describe('Host with MCP servers', () => {
     assert.equal((await allowed.dispatch(echo('y'))).status, 'ok');
   });
 
-  it('never asks for or calls an MCP tool with invalid arguments (reasonix behaviour 17)', async () => {
+  it('never asks for or calls an MCP tool with invalid arguments (BT-DISP-2)', async () => {
     const sink = auditSink();
     const h = await host({ trusted: true, onAudit: sink.onAudit });
     const result = await h.dispatch({

@@ -31,7 +31,7 @@ function recipeOffset(text: string): number {
 }
 
 describe('shapeResultText', () => {
-  it('passes a result of at most 32 KiB through byte-identical without storing it (reasonix §10 behaviour 31)', async () => {
+  it('passes a result of at most 32 KiB through byte-identical without storing it (BT-SHAPE-1)', async () => {
     const store = memoryStore();
     const text = `${'é'.repeat(MAX_MODEL_RESULT_BYTES / 2 - 1)}ab`;
     assert.equal(Buffer.byteLength(text), MAX_MODEL_RESULT_BYTES);

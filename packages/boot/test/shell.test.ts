@@ -49,7 +49,7 @@ async function waitForJob(h: Host, id: string): Promise<string> {
 }
 
 describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
-  it('resolves shell, powershell and pwsh to the registered bash (reasonix behaviour 2)', async () => {
+  it('resolves shell, powershell and pwsh to the registered bash (BT-SURF-3)', async () => {
     const h = await host();
     for (const name of ['shell', 'powershell', 'pwsh', 'bash']) {
       const result = await h.dispatch({ name, arguments: { command: 'echo same-shell' } });
@@ -59,7 +59,7 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     }
   });
 
-  it('runs commands in read_only inside the OS sandbox: allowed, but nothing is written (harness behaviour 33, 35)', async () => {
+  it('runs commands in read_only inside the OS sandbox: allowed, but nothing is written (BT-SHELL-1)', async () => {
     const h = await host();
     const result = await h.dispatch({ name: 'bash', arguments: { command: 'echo hi > made.txt' } });
     assert.equal(result.permission?.source, 'sandbox');
@@ -112,7 +112,7 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     assert.match(kill.output, /\[status: killed\]/);
   });
 
-  it('runs the hidden legacy aliases by name but lists them nowhere (reasonix behaviour 5)', async () => {
+  it('runs the hidden legacy aliases by name but lists them nowhere (BT-SURF-5)', async () => {
     const h = await host({ surface: 'full' });
     const started = await h.dispatch({
       name: 'bash',
@@ -134,7 +134,7 @@ describe('Host shell', { skip: !posix && 'POSIX shell' }, () => {
     assert.equal(viaProxy.error?.code, 'CAPABILITY_RESOLUTION_FAILED');
   });
 
-  it('lists glob, grep and ls in the catalog of the lean surface and runs them as tool:<name> (reasonix behaviour 4)', async () => {
+  it('lists glob, grep and ls in the catalog of the lean surface and runs them as tool:<name> (BT-SURF-4)', async () => {
     writeFileSync(join(root.dir, 'needle.txt'), 'a needle here\n');
     const h = await host();
     const listed = await h.dispatch({ name: 'use_capability', arguments: { action: 'list' } });

@@ -10,7 +10,7 @@ const fail = (toolName: string, code: string, message: string, signature?: strin
 const success = (toolName: string): StormOutcome => ({ toolName, ok: true });
 
 describe('stormCategory', () => {
-  it('normalises exit statuses and exit codes to one category (reasonix §10 behaviour 28)', () => {
+  it('normalises exit statuses and exit codes to one category (BT-STORM-1)', () => {
     assert.equal(
       stormCategory({ code: 'COMMAND_FAILED', message: 'command failed: exit status 1' }),
       'tool:exit:1',
@@ -25,7 +25,7 @@ describe('stormCategory', () => {
     );
   });
 
-  it('normalises timeouts and deadlines to one transient category regardless of wording (behaviour 28)', () => {
+  it('normalises timeouts and deadlines to one transient category regardless of wording (BT-STORM-1)', () => {
     for (const message of ['timed out after 5 s', 'deadline exceeded', 'request timeout', 'did not finish']) {
       assert.equal(
         stormCategory({ code: message === 'did not finish' ? 'TIMEOUT' : 'EXECUTION_ERROR', message }),
@@ -50,7 +50,7 @@ describe('stormCategory', () => {
 });
 
 describe('createStormBreaker', () => {
-  it('is silent for two equivalent failed batches and speaks on the third (reasonix §10 behaviour 25)', () => {
+  it('is silent for two equivalent failed batches and speaks on the third (BT-STORM-2)', () => {
     const breaker = createStormBreaker();
     assert.equal(
       breaker.observe([fail('bash', 'COMMAND_FAILED', 'exit status 1 while building a')]),
@@ -72,7 +72,7 @@ describe('createStormBreaker', () => {
     );
   });
 
-  it('counts different argument values with the same validation keyword as equivalent (behaviour 26)', () => {
+  it('counts different argument values with the same validation keyword as equivalent (BT-STORM-3)', () => {
     const breaker = createStormBreaker();
     const signature = 'argument_validation:read_file:0123456789abcdef:type';
     assert.equal(
@@ -88,7 +88,7 @@ describe('createStormBreaker', () => {
     assert.match(notice.text, /report that tool argument generation failed/);
   });
 
-  it('resets on a batch with any success and restarts at 1 on a different signature (behaviour 27)', () => {
+  it('resets on a batch with any success and restarts at 1 on a different signature (BT-STORM-4)', () => {
     const breaker = createStormBreaker();
     breaker.observe([fail('grep', 'FS_NOT_FOUND', 'x')]);
     breaker.observe([fail('grep', 'FS_NOT_FOUND', 'x')]);
@@ -100,7 +100,7 @@ describe('createStormBreaker', () => {
     assert.equal(breaker.streak, 1);
   });
 
-  it('advances by one per batch however many calls failed in it, and names the batch size (behaviour 29, 30)', () => {
+  it('advances by one per batch however many calls failed in it, and names the batch size (BT-STORM-5)', () => {
     const breaker = createStormBreaker();
     const batch = [fail('grep', 'FS_NOT_FOUND', 'a'), fail('grep', 'FS_NOT_FOUND', 'b')];
     assert.equal(breaker.observe(batch), undefined);

@@ -82,7 +82,7 @@ function findAnchor(
 
 /**
  * Creates `delete_range`: deletes the lines between two unique whole-line anchors, inclusive by
- * default, keeping line endings and the final newline, with a unified diff (behaviour 66).
+ * default, keeping line endings and the final newline, with a unified diff (DEL-1..DEL-3 in REQUIREMENTS.md).
  * Sequential and not abortable.
  */
 export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToolDefinition {

@@ -31,7 +31,7 @@ export function landedText(before: string, after: string, applied: AppliedEdits,
 /**
  * Creates `edit_file`: one exact, unique replacement through the matching ladder (exact,
  * line-ending-normalised, fuzzy), with a bounded unified diff and where the change landed
- * (behaviours 48-51, 64, 70, 71). Sequential and not abortable.
+ * (EDIT-1..EDIT-11 in REQUIREMENTS.md). Sequential and not abortable.
  */
 export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
   const { limits } = options;

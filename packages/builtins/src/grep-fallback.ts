@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { errorMessage } from '@toolhost/contracts';
 import {
   compileGlobLines,
   GLOBSET_LIKE,
@@ -253,9 +254,7 @@ class FallbackSearch {
       await ended;
     } catch (error) {
       this.end(
-        error instanceof Aborted
-          ? { kind: 'aborted' }
-          : { kind: 'failed', problem: error instanceof Error ? error.message : String(error) },
+        error instanceof Aborted ? { kind: 'aborted' } : { kind: 'failed', problem: errorMessage(error) },
       );
     } finally {
       search.signal.removeEventListener('abort', onAbort);

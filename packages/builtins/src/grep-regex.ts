@@ -14,6 +14,8 @@
 // known differences: `\w`, `\d` and `\b` are ASCII-only in JavaScript (Unicode in Rust); the
 //              fallback accepts `(?<name>...)` and escapes of any punctuation, which ripgrep 13 refuses.
 
+import { errorMessage } from '@toolhost/contracts';
+
 /** Options of {@link compileGrepRegex}. */
 export interface CompileGrepRegexOptions {
   readonly pattern: string;
@@ -49,7 +51,7 @@ export function compileGrepRegex(options: CompileGrepRegexOptions): CompileGrepR
   try {
     return { ok: true, regex: new RegExp(source, flags) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // V8 says "Invalid regular expression: /<source>/<flags>: <problem>"; keep only the problem.
     const prefix = `/${source}/${flags}: `;
     const at = message.lastIndexOf(prefix);

@@ -18,7 +18,7 @@ export const JOB_KILL_ANNOTATIONS = Object.freeze({
 });
 
 /**
- * Creates `job_kill` (requirements JK-1..JK-3, reasonix-notes §6.5): a running job →
+ * Creates `job_kill` (requirements JK-1..JK-3 in REQUIREMENTS.md): a running job →
  * `Requested cancellation of job "<id>".` and `[status: killed]`; a finished or unknown job → the
  * normal result `Job "<id>" had already finished or is unknown.`. `reason` is recorded on the job,
  * never echoed. Error codes: `EXECUTION_ERROR` when the job manager is closed.

@@ -33,7 +33,7 @@ export const JOB_READ_ANNOTATIONS = Object.freeze({
 export const JOB_READ_EXECUTION_TIMEOUT_MS = SHELL_MAX_TIMEOUT_MS + 30_000;
 
 /**
- * Creates `job_output` (requirements JO-1..JO-6, reasonix-notes §6.4): checks in order — `job_id`
+ * Creates `job_output` (requirements JO-1..JO-7 in REQUIREMENTS.md): checks in order — `job_id`
  * (blank: `ARGUMENT_VALIDATION`), the filter (compiled before anything is consumed: an invalid one is
  * `ARGUMENT_VALIDATION` and the cursor stays), the manager (`EXECUTION_ERROR` when it is closed), the
  * job (`JOB_NOT_FOUND`); then waits if asked (never killing), reads the new output (one cursor per

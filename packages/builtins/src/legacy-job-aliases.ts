@@ -20,7 +20,7 @@ import { jobsFor, type ShellToolsOptions } from './shell-tools-options.js';
 export const WAIT_DEFAULT_SECONDS = 30;
 
 /**
- * Creates `bash_output`, a hidden legacy alias of job_output (reasonix-notes §6.6): `[<id>] <status>`,
+ * Creates `bash_output`, a hidden legacy alias of job_output (LG-2 in REQUIREMENTS.md): `[<id>] <status>`,
  * then the new output or `(no new output)`; it shares job_output's cursor. An invalid filter is
  * `ARGUMENT_VALIDATION` ("invalid filter regexp: ...") and consumes nothing; an unknown id is
  * `JOB_NOT_FOUND`.

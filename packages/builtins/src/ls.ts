@@ -22,7 +22,7 @@ import { fileSystemError, resolveDiscoveryTarget } from './discovery-policy.js';
 import { lsArgumentsSchema } from './discovery-schemas.generated.js';
 
 /**
- * Directories `ls` leaves out (behaviour 18 of the harness notes), at any depth; the top-level ones
+ * Directories `ls` leaves out (LS-1 in REQUIREMENTS.md), at any depth; the top-level ones
  * are named in a notice, and each can still be listed by passing it as `path`. `.git` is never listed.
  */
 const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.next']);

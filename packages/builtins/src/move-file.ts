@@ -20,7 +20,7 @@ const DESCRIPTION = [
 /**
  * Creates `move_file`: a no-replace move (`FS_ALREADY_EXISTS`) of an observed, current source, with
  * parents created and cross-device moves supported; afterwards the source is recorded absent and the
- * destination present (behaviour 67). Write access for both paths. Sequential and not abortable.
+ * destination present (MOVE-1 in REQUIREMENTS.md). Write access for both paths. Sequential and not abortable.
  */
 export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
   return defineTool({

@@ -15,7 +15,7 @@ const DESCRIPTION = [
 
 /**
  * Creates `multi_edit`: ordered replacements applied in memory, all or nothing, failures prefixed
- * "edit N:" (behaviours 65, 70); one write and one observation advance. Sequential, not abortable.
+ * "edit N:" (MEDIT-1, MEDIT-2 in REQUIREMENTS.md); one write and one observation advance. Sequential, not abortable.
  */
 export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
   const { limits } = options;
@@ -38,7 +38,7 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
       const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
       if (!target.ok) return errorResult(target.error);
       const { displayPath } = target.value;
-      // Check every step's arguments before touching the file (behaviour 70).
+      // Check every step's arguments before touching the file (MEDIT-2).
       for (const [index, step] of args.edits.entries())
         if (step.old_string.length === 0)
           return editFailureResult(

@@ -64,7 +64,7 @@ export function formatReadWindow(
 
 /**
  * Creates `read_file`: a bounded window of a text file that records the agent's observation of the
- * file's version (behaviours 49, 57, 62, 63, 68, 69 of the Reasonix notes). Read access through the
+ * file's version (READ-1..READ-6 in REQUIREMENTS.md). Read access through the
  * path policy; a missing file records "absent" and is `FS_NOT_FOUND`; a file that changes while it is
  * read is `FS_STALE_VERSION` and records nothing. Parallel and abortable.
  */

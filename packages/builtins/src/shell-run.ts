@@ -101,7 +101,7 @@ function notesText(snapshot: JobSnapshot): string {
 }
 
 /**
- * Runs one `bash` / `pwsh` call (requirements SH-1..SH-6): resolves `workdir` through the path
+ * Runs one `bash` / `pwsh` call (requirements SH-1..SH-7 in REQUIREMENTS.md): resolves `workdir` through the path
  * policy, starts the command as a job, and either returns the background job's id at once or waits
  * for the foreground command (its own timeout, the call's abort signal) and reports its bounded output.
  *

@@ -32,7 +32,7 @@ function lineCount(text: string): number {
  * Creates `write_file`: creates a missing file without a prior read and without ever overwriting a
  * concurrent creator (`FS_ALREADY_EXISTS`), creating parents; replaces an existing file only with a
  * current observation (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`), keeping its encoding, BOM and line
- * endings; identical content writes nothing and says so (behaviours 53, 54, 56, 57). Sequential and
+ * endings; identical content writes nothing and says so (WRITE-1..WRITE-5 in REQUIREMENTS.md). Sequential and
  * not abortable, so a write never lands after a reported timeout.
  */
 export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {

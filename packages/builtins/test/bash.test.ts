@@ -24,7 +24,7 @@ describe('createBashTool', () => {
     assert.equal(resultText(empty), '(no output)');
   });
 
-  it('reports a non-zero exit as COMMAND_FAILED that still carries all the output (behaviour 47, SH-2)', async (t) => {
+  it('reports a non-zero exit as COMMAND_FAILED that still carries all the output (SH-2)', async (t) => {
     const shell = shellFixture(t);
     const result = await shell.call('bash', { command: 'echo first; echo problem >&2; exit 3' });
     assert.equal(result.ok, false);
@@ -39,7 +39,7 @@ describe('createBashTool', () => {
     assert.equal(result.output?.details?.exitCode, 3);
   });
 
-  it('kills the whole tree on timeout and returns TIMEOUT with the output so far (behaviour 47, harness 34, SH-3)', async (t) => {
+  it('kills the whole tree on timeout and returns TIMEOUT with the output so far (SH-3)', async (t) => {
     const shell = shellFixture(t);
     const tag = uniqueTag(t);
     const result = await shell.call('bash', {
@@ -57,7 +57,7 @@ describe('createBashTool', () => {
     );
   });
 
-  it('applies a 120 s foreground timeout by default and never more than 600 s (behaviour 47)', async (t) => {
+  it('applies a 120 s foreground timeout by default and never more than 600 s (SH-3)', async (t) => {
     const seen: StartJobOptions[] = [];
     const shell = shellFixture(t);
     const spy = new Proxy(shell.jobs, {
@@ -110,7 +110,7 @@ describe('createBashTool', () => {
     assert.deepEqual(processesMatching(`sleep ${tag}`), []);
   });
 
-  it('starts a background job and returns its id at once (behaviour 38, SH-4)', async (t) => {
+  it('starts a background job and returns its id at once (SH-4)', async (t) => {
     const shell = shellFixture(t);
     const tag = uniqueTag(t);
     const first = await shell.call('bash', { command: 'true' });
@@ -207,7 +207,7 @@ describe('createBashTool', () => {
     );
   });
 
-  it('keeps secrets of the host environment out of env and printenv (harness 34, JOB-ENV-2)', async (t) => {
+  it('keeps secrets of the host environment out of env and printenv (JOB-ENV-2)', async (t) => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = 'sk-do-not-leak-this-value';
     process.env.SHELL_TEST_API_KEY = 'do-not-leak-this-value-either';
@@ -235,7 +235,7 @@ describe('createBashTool', () => {
     assert.equal(result.error.details.exitCode, 1);
   });
 
-  it('passes SANDBOX_UNAVAILABLE on and spawns nothing when the sandbox does not work (harness 35)', async (t) => {
+  it('passes SANDBOX_UNAVAILABLE on and spawns nothing when the sandbox does not work (SH-7, SB-1)', async (t) => {
     const shell = shellFixture(t);
     const bin = path.join(shell.root, 'fake-bwrap');
     writeFileSync(bin, '#!/bin/sh\nexit 1\n');

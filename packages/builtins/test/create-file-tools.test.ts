@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #59, #60, #61.
+// Requirements cited: FILE-1..FILE-3. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -76,7 +76,7 @@ describe('createFileTools', () => {
     for (const code of EVIDENCE_ERROR_CODES) assert.ok(code in ERROR_CODES, `${code} is a contract code`);
   });
 
-  it('keeps observations per agent: a child agent’s read does not authorise the parent’s edit (#59)', async (t) => {
+  it('keeps observations per agent: a child agent’s read does not authorise the parent’s edit (FILE-1)', async (t) => {
     const root = await tempProject(t);
     await writeFile(join(root, 'a.txt'), 'x\n');
     const stores = new Map<string, ObservationStore>([
@@ -104,7 +104,7 @@ describe('createFileTools', () => {
     okText(await call('child', 'edit_file', { path: 'a.txt', old_string: 'x', new_string: 'y' }));
   });
 
-  it('gives no other tool a way to observe: ls, glob and grep leave edits unauthorised (#60)', async (t) => {
+  it('gives no other tool a way to observe: ls, glob and grep leave edits unauthorised (FILE-2)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'needle\n');
     const discovery = new Map(
@@ -120,7 +120,7 @@ describe('createFileTools', () => {
     assert.equal(error.code, 'FS_NOT_OBSERVED');
   });
 
-  it('prints every failure as "CODE: cause; recovery" (#61)', async (t) => {
+  it('prints every failure as "CODE: cause; recovery" (FILE-3)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'x\n');
     for (const result of [

@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #66.
+// Requirements cited: DEL-1..DEL-3. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ async function observed(files: FileToolsFixture, name: string, content: string):
 }
 
 describe('delete_range', () => {
-  it('deletes from the start anchor to the end anchor inclusive by default, with a diff (#66)', async (t) => {
+  it('deletes from the start anchor to the end anchor inclusive by default, with a diff (DEL-1)', async (t) => {
     const files = await fileTools(t);
     const file = await observed(files, 'a.txt', 'keep 1\nstart\nmiddle\nend\nkeep 2\n');
     const text = okText(
@@ -26,7 +26,7 @@ describe('delete_range', () => {
     assert.equal(await readFile(file, 'utf8'), 'keep 1\nkeep 2\n');
   });
 
-  it('keeps the anchor lines with inclusive=false, and keeps CRLF (#66)', async (t) => {
+  it('keeps the anchor lines with inclusive=false, and keeps CRLF (DEL-1)', async (t) => {
     const files = await fileTools(t);
     const file = await observed(files, 'win.txt', 'a\r\n{\r\nx\r\ny\r\n}\r\nb\r\n');
     okText(
@@ -40,7 +40,7 @@ describe('delete_range', () => {
     assert.equal(await readFile(file, 'utf8'), 'a\r\n{\r\n}\r\nb\r\n');
   });
 
-  it('keeps a missing final newline when the range reaches the end of the file (#66)', async (t) => {
+  it('keeps a missing final newline when the range reaches the end of the file (DEL-1)', async (t) => {
     const files = await fileTools(t);
     const file = await observed(files, 'a.txt', 'one\ntwo\nthree');
     okText(await files.call('delete_range', { path: 'a.txt', start_anchor: 'two', end_anchor: 'three' }));
@@ -50,7 +50,7 @@ describe('delete_range', () => {
     assert.equal(await readFile(kept, 'utf8'), 'one\ntwo\n');
   });
 
-  it('requires each anchor to match exactly one whole line (#66)', async (t) => {
+  it('requires each anchor to match exactly one whole line (DEL-2)', async (t) => {
     const files = await fileTools(t);
     const file = await observed(files, 'a.txt', '}\nbody\n}\nstart here\n');
     const ambiguous = errorOf(
@@ -69,7 +69,7 @@ describe('delete_range', () => {
     assert.equal(await readFile(file, 'utf8'), '}\nbody\n}\nstart here\n');
   });
 
-  it('refuses a start after the end, and nothing between adjacent anchors with inclusive=false (#66)', async (t) => {
+  it('refuses a start after the end, and nothing between adjacent anchors with inclusive=false (DEL-3)', async (t) => {
     const files = await fileTools(t);
     await observed(files, 'a.txt', 'a\nb\nc\n');
     const reversed = errorOf(

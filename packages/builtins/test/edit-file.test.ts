@@ -1,5 +1,5 @@
-// Behaviours cited: reasonix-notes §10 #48-52 (52 deliberately changed: metadata-only changes are not
-// stale), #55, #61, #64, #70, #71; inspectable-harness-notes §15 #22-24, #26, #27.
+// Requirements cited: EDIT-1..EDIT-11 (EDIT-5: metadata-only changes are deliberately not stale).
+// See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { createMutationLocks, createObservationStore, encodeText } from '@toolho
 import { errorOf, fileTools, numberedLines, okText } from './file-helpers.js';
 
 describe('edit_file', () => {
-  it('refuses a file never read in this session with FS_NOT_OBSERVED and leaves it unchanged (#48, harness #22)', async (t) => {
+  it('refuses a file never read in this session with FS_NOT_OBSERVED and leaves it unchanged (EDIT-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'alpha\nbeta\n');
     const error = errorOf(
@@ -22,7 +22,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'alpha\nbeta\n');
   });
 
-  it('edits anywhere after a one-line window and shows a diff and where the change landed (#49, harness #22)', async (t) => {
+  it('edits anywhere after a one-line window and shows a diff and where the change landed (EDIT-2, READ-4)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), numberedLines(40));
     okText(await files.call('read_file', { path: 'a.txt', offset: 39, limit: 1 }));
@@ -50,7 +50,7 @@ describe('edit_file', () => {
     assert.match(await readFile(join(files.root, 'a.txt'), 'utf8'), /line 4\nfive\nline 6/);
   });
 
-  it('allows consecutive edits without re-reading because the observation advances (#50, harness #24)', async (t) => {
+  it('allows consecutive edits without re-reading because the observation advances (EDIT-3)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'one\ntwo\nthree\n');
     okText(await files.call('read_file', { path: 'a.txt', limit: 1 }));
@@ -60,7 +60,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'ONE\nTWO\nTHREE\n');
   });
 
-  it('fails with FS_STALE_VERSION after an external change that restored the mtime, naming the lines; re-reading recovers (#51, harness #24)', async (t) => {
+  it('fails with FS_STALE_VERSION after an external change that restored the mtime, naming the lines; re-reading recovers (EDIT-4)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.txt');
     await writeFile(file, 'alpha\nbeta\ngamma\n');
@@ -82,7 +82,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(file, 'utf8'), 'alpha\nBETA\ndelta\n');
   });
 
-  it('is not stale after chmod, touch or an identical rewrite (the deliberate change to #52)', async (t) => {
+  it('is not stale after chmod, touch or an identical rewrite (EDIT-5)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.sh');
     await writeFile(file, 'echo one\n');
@@ -97,7 +97,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(file, 'utf8'), 'echo four\n');
   });
 
-  it('loses no update when two agents edit from the same version: 50 rounds, exactly one FS_STALE_VERSION each (#55)', async (t) => {
+  it('loses no update when two agents edit from the same version: 50 rounds, exactly one FS_STALE_VERSION each (EDIT-6)', async (t) => {
     const root = (await fileTools(t)).root;
     const locks = createMutationLocks();
     const first = await fileTools(t, { root, locks, store: createObservationStore() });
@@ -134,7 +134,7 @@ describe('edit_file', () => {
     }
   });
 
-  it('names up to five matching lines when old_string is not unique, counting overlaps (#64, harness #23)', async (t) => {
+  it('names up to five matching lines when old_string is not unique, counting overlaps (EDIT-7)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'x = 1\ny = 2\nx = 1\naaa\n');
     okText(await files.call('read_file', { path: 'a.txt' }));
@@ -153,7 +153,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x = 1\ny = 2\nx = 1\naaa\n');
   });
 
-  it('reports no match with the re-read advice and the most similar line in the output, not the message (#64)', async (t) => {
+  it('reports no match with the re-read advice and the most similar line in the output, not the message (EDIT-7)', async (t) => {
     const files = await fileTools(t);
     await writeFile(
       join(files.root, 'a.ts'),
@@ -183,7 +183,7 @@ describe('edit_file', () => {
     );
   });
 
-  it('matches an LF old_string in a CRLF file and keeps CRLF and the BOM (#64, harness #26)', async (t) => {
+  it('matches an LF old_string in a CRLF file and keeps CRLF and the BOM (EDIT-8)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'win.txt');
     await writeFile(file, '\ufeffone\r\ntwo\r\nthree\r\n');
@@ -198,7 +198,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(file, 'utf8'), '\ufeffuno\r\ndos\r\nextra\r\nthree\r\n');
   });
 
-  it('rejects an empty old_string before touching the file (#70)', async (t) => {
+  it('rejects an empty old_string before touching the file (EDIT-9)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'x\n');
     okText(await files.call('read_file', { path: 'a.txt' }));
@@ -223,7 +223,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x\n');
   });
 
-  it('applies a unique fuzzy match (trailing whitespace, tabs, copied N→ prefixes) and says so (#71)', async (t) => {
+  it('applies a unique fuzzy match (trailing whitespace, tabs, copied N→ prefixes) and says so (EDIT-10)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.py');
     await writeFile(file, 'def f():   \n\treturn 1\n\ndef g():\n    return 2\n');
@@ -239,7 +239,7 @@ describe('edit_file', () => {
     assert.equal(await readFile(file, 'utf8'), 'def f():\n    return 10\n\ndef g():\n    return 2\n');
   });
 
-  it('refuses an ambiguous fuzzy match with EDIT_NOT_UNIQUE (#71)', async (t) => {
+  it('refuses an ambiguous fuzzy match with EDIT_NOT_UNIQUE (EDIT-10)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'end  \nmiddle\nend\t\n');
     okText(await files.call('read_file', { path: 'a.txt' }));
@@ -292,7 +292,7 @@ describe('edit_file', () => {
     assert.equal(never.code, 'FS_NOT_FOUND');
   });
 
-  it('refuses protected paths even after reading them (harness #27)', async (t) => {
+  it('refuses protected paths even after reading them (EDIT-11)', async (t) => {
     const files = await fileTools(t);
     await mkdir(join(files.root, '.git'));
     await writeFile(join(files.root, '.git', 'config'), '[core]\n');

@@ -7,9 +7,8 @@ import { createGlobTool } from '../src/index.js';
 import { runIsolatedCall } from './isolated-call.js';
 import { call, failure, makeTree, okText, resultLines, type Tree, writeTree } from './grep-fixtures.js';
 
-// Behaviours cited: ../shared/reference/inspectable-harness-notes.md §15, 13 (symlinks out of the
-// project), 19 (basename patterns, project-relative sorted paths, limit notice, and [B] `**/`
-// matching zero directories).
+// Requirements cited: DISC-1 (symlinks out of the project), GLOB-1..GLOB-3 (basename patterns,
+// project-relative sorted paths, `**/` matching zero directories, limit notice). See ../REQUIREMENTS.md.
 
 describe('createGlobTool', () => {
   let tree: Tree;
@@ -38,11 +37,11 @@ describe('createGlobTool', () => {
   });
   after(() => tree.remove());
 
-  it('matches a pattern without "/" against names at any depth, returning sorted project-relative paths (19)', async () => {
+  it('matches a pattern without "/" against names at any depth, returning sorted project-relative paths (GLOB-1)', async () => {
     assert.deepEqual(await paths({ pattern: '*.ts' }), ['src/a.ts', 'src/x/a.ts', 'src/x/y/b.ts', 'top.ts']);
   });
 
-  it('lets `**/` match zero directories: src/**/*.ts matches src/a.ts ([B] 19)', async () => {
+  it('lets `**/` match zero directories: src/**/*.ts matches src/a.ts (GLOB-2)', async () => {
     assert.deepEqual(await paths({ pattern: 'src/**/*.ts' }), ['src/a.ts', 'src/x/a.ts', 'src/x/y/b.ts']);
     assert.deepEqual(await paths({ pattern: '**/a.ts' }), ['src/a.ts', 'src/x/a.ts']);
     assert.deepEqual(await paths({ pattern: 'src/*.ts' }), ['src/a.ts']);
@@ -99,7 +98,7 @@ describe('createGlobTool', () => {
     );
   });
 
-  it('cuts at the limit with a notice giving the total (19)', async () => {
+  it('cuts at the limit with a notice giving the total (GLOB-3)', async () => {
     const local = await makeTree(
       Object.fromEntries(
         Array.from({ length: 230 }, (_, index) => [`many/f${String(index).padStart(3, '0')}.txt`, '']),
@@ -151,7 +150,7 @@ describe('createGlobTool', () => {
     }
   });
 
-  it('does not follow symbolic links out of the project, and refuses such a path (13)', async () => {
+  it('does not follow symbolic links out of the project, and refuses such a path (DISC-1)', async () => {
     const outside = await realpath(await mkdtemp(path.join(tmpdir(), 'toolhost-outside-')));
     const local = await makeTree({ 'in.ts': '' });
     try {

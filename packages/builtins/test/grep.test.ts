@@ -18,9 +18,9 @@ import {
   writeTree,
 } from './grep-fixtures.js';
 
-// Behaviours cited: ../shared/reference/inspectable-harness-notes.md §15, 13 (symlinks out of the
-// project), 17 (missing paths), 20 (grep), with its [B] items (budget keeps what fits; rg killed on
-// timeout and abort). Every behaviour runs with ripgrep and with the JS fallback.
+// Requirements cited: DISC-1 (symlinks out of the project), DISC-2 (missing paths), GREP-1..GREP-4
+// (budget keeps what fits; rg killed on timeout and abort). See ../REQUIREMENTS.md. Every behaviour
+// runs with ripgrep and with the JS fallback.
 
 describe('createGrepTool', () => {
   for (const engine of ENGINES) {
@@ -48,7 +48,7 @@ describe('createGrepTool', () => {
       });
       after(() => tree.remove());
 
-      it('returns `path:line: text` lines sorted by path, using the requested engine (20)', async () => {
+      it('returns `path:line: text` lines sorted by path, using the requested engine (GREP-1)', async () => {
         const result = await grep({ pattern: 'alpha' });
         assert.deepEqual(resultLines(okText(result)), [
           'src/a.ts:1: export const alpha = 1;',
@@ -67,7 +67,7 @@ describe('createGrepTool', () => {
         ]);
       });
 
-      it('supports literal, ignore_case and glob (20)', async () => {
+      it('supports literal, ignore_case and glob (GREP-1)', async () => {
         assert.deepEqual(resultLines(okText(await grep({ pattern: 'alpha + 1', literal: true }))), [
           'src/a.ts:2: const beta = alpha + 1;',
         ]);
@@ -255,7 +255,7 @@ describe('createGrepTool', () => {
         }
       });
 
-      it('never follows symbolic links out of the project, and refuses paths outside it (13, 17)', async () => {
+      it('never follows symbolic links out of the project, and refuses paths outside it (DISC-1, DISC-2)', async () => {
         const outside = await realpath(await mkdtemp(path.join(tmpdir(), 'toolhost-outside-')));
         const local = await makeTree({ 'inside.txt': 'needle\n' });
         try {
@@ -292,7 +292,7 @@ describe('createGrepTool', () => {
         }
       });
 
-      it('stops at the limit (default 200) with a notice suggesting a larger limit (20)', async () => {
+      it('stops at the limit (default 200) with a notice suggesting a larger limit (GREP-2)', async () => {
         const many = Array.from({ length: 250 }, (_, index) => `match ${index + 1}`).join('\n');
         await writeTree(tree.root, { 'many/big.txt': `${many}\n`, 'many/other.txt': 'match x\n' });
         const text = okText(await grep({ pattern: 'match', path: 'many/big.txt' }));
@@ -318,7 +318,7 @@ describe('createGrepTool', () => {
         assert.match(files, /showing the first 1 files/);
       });
 
-      it('cuts lines over 500 characters with "..." and a notice (20)', async () => {
+      it('cuts lines over 500 characters with "..." and a notice (GREP-2)', async () => {
         await writeTree(tree.root, { 'long/l.txt': `needle ${'x'.repeat(600)}\nneedle short\n` });
         const text = okText(await grep({ pattern: 'needle', path: 'long' }));
         const [first, second] = resultLines(text);
@@ -327,7 +327,7 @@ describe('createGrepTool', () => {
         assert.match(text, /\[1 line was longer than 500 characters and is cut, ending in "\.\.\."/);
       });
 
-      it('keeps the matches that fit the output budget, never none ([B] 20)', async () => {
+      it('keeps the matches that fit the output budget, never none (GREP-3)', async () => {
         const lines = Array.from(
           { length: 100 },
           (_, index) => `budget ${String(index).padStart(3, '0')} ${'y'.repeat(50)}`,
@@ -418,7 +418,7 @@ describe('createGrepTool', () => {
       throw new Error(`${file} never appeared`);
     };
 
-    it('kills ripgrep as soon as the limit is reached ([B] 20)', async () => {
+    it('kills ripgrep as soon as the limit is reached (GREP-4)', async () => {
       const file = path.join(tree.root, 'a.txt');
       const { rgPath, pidFile } = await fakeRipgrep(
         'endless',
@@ -438,7 +438,7 @@ describe('createGrepTool', () => {
       ['abort', undefined, 'ABORTED'],
       ['timeout', new ToolhostError({ code: 'TIMEOUT', message: 'grep timed out' }), 'TIMEOUT'],
     ] as const) {
-      it(`kills ripgrep on ${label} and reports ${code} ([B] 20)`, async () => {
+      it(`kills ripgrep on ${label} and reports ${code} (GREP-4)`, async () => {
         const { rgPath, pidFile } = await fakeRipgrep(`sleepy-${label}`, 'exec sleep 600');
         const tools = toolsFor(tree.policy, { rgPath });
         const controller = new AbortController();

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { processesMatching, resultText, shellFixture, uniqueTag, waitUntil } from './shell-helpers.js';
 
 describe('createJobKillTool', () => {
-  it('kills a running job: "[status: killed]" at once, the tree gone afterwards (behaviour 43, JK-1)', async (t) => {
+  it('kills a running job: "[status: killed]" at once, the tree gone afterwards (JK-1)', async (t) => {
     const shell = shellFixture(t, { jobs: { killGraceMs: 500 } });
     const tag = uniqueTag(t);
     const started = await shell.call('bash', {
@@ -22,7 +22,7 @@ describe('createJobKillTool', () => {
     assert.equal(shell.jobs.get('bash-1')?.killReason, 'no longer needed');
   });
 
-  it('treats a finished or unknown job as a normal result (behaviour 43, JK-2)', async (t) => {
+  it('treats a finished or unknown job as a normal result (JK-2)', async (t) => {
     const shell = shellFixture(t);
     await shell.call('bash', { command: 'true', run_in_background: true });
     await shell.jobs.wait('bash-1');

@@ -12,7 +12,7 @@ async function background(shell: ReturnType<typeof shellFixture>, command: strin
 }
 
 describe('createJobOutputTool', () => {
-  it('returns only the new output, then "(no new output)", each followed by a status line (behaviour 40, JO-1)', async (t) => {
+  it('returns only the new output, then "(no new output)", each followed by a status line (JO-1)', async (t) => {
     const shell = shellFixture(t);
     const gate = path.join(shell.root, 'gate');
     const id = await background(
@@ -30,7 +30,7 @@ describe('createJobOutputTool', () => {
     assert.equal(resultText(third), 'three\n[status: done]');
   });
 
-  it('never blocks without wait, and a wait that times out leaves the job running (behaviour 39, JO-2)', async (t) => {
+  it('never blocks without wait, and a wait that times out leaves the job running (JO-2)', async (t) => {
     const shell = shellFixture(t);
     const tag = uniqueTag(t);
     const id = await background(shell, `echo begin; sleep ${tag}`);
@@ -44,7 +44,7 @@ describe('createJobOutputTool', () => {
     assert.equal(shell.jobs.get(id)?.state, 'running');
   });
 
-  it('waits 30 s by default and accepts timeout_ms only from 1 to 600000 (behaviour 42, JO-3)', async (t) => {
+  it('waits 30 s by default and accepts timeout_ms only from 1 to 600000 (JO-3)', async (t) => {
     const shell = shellFixture(t);
     const tool = shell.tools.get('job_output')!;
     const schema = tool.modelTool.inputSchema as { properties: Record<string, Record<string, unknown>> };
@@ -60,7 +60,7 @@ describe('createJobOutputTool', () => {
     assert.equal(JOB_OUTPUT_DEFAULT_WAIT_MS, 30_000);
   });
 
-  it('rejects an invalid filter without consuming any output (behaviour 41, JO-4)', async (t) => {
+  it('rejects an invalid filter without consuming any output (JO-4)', async (t) => {
     const shell = shellFixture(t);
     const id = await background(shell, 'echo alpha; echo beta');
     await shell.jobs.wait(id);
@@ -108,7 +108,7 @@ describe('createJobOutputTool', () => {
     assert.equal(resultText(filtered), 'alpha\nbeta\n[status: done]', 'nothing was consumed by the refusals');
   });
 
-  it('reports an unknown id as JOB_NOT_FOUND and a closed manager as unavailable (behaviour 44, JO-5)', async (t) => {
+  it('reports an unknown id as JOB_NOT_FOUND and a closed manager as unavailable (JO-5)', async (t) => {
     const shell = shellFixture(t);
     const unknown = await shell.call('job_output', { job_id: 'bash-404' });
     assert.ok(!unknown.ok);
@@ -136,7 +136,7 @@ describe('createJobOutputTool', () => {
     assert.equal(result.output.details?.state, 'failed');
   });
 
-  it('keeps its result bounded and tells how to read what it skipped (behaviour 46)', async (t) => {
+  it('keeps its result bounded and tells how to read what it skipped (JO-7)', async (t) => {
     const shell = shellFixture(t);
     const id = await background(shell, "seq -f '%07g' 1 300000");
     const result = await shell.call('job_output', { job_id: id, wait: true });

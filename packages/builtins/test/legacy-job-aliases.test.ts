@@ -4,7 +4,7 @@ import { createToolRegistry } from '@toolhost/contracts';
 import { processesMatching, resultText, shellFixture, uniqueTag, waitUntil } from './shell-helpers.js';
 
 describe('legacy job aliases', () => {
-  it('are callable by name but hidden from every listing (behaviour 5, LG-1)', (t) => {
+  it('are callable by name but hidden from every listing (LG-1)', (t) => {
     const shell = shellFixture(t);
     const registry = createToolRegistry();
     for (const tool of shell.tools.values()) registry.register(tool);

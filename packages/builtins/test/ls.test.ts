@@ -7,8 +7,8 @@ import { createPathPolicy, DEFAULT_PROTECTED_PATHS, DEFAULT_SECRET_PATHS } from 
 import { createLsTool } from '../src/index.js';
 import { call, failure, makeTree, okText, writeTree } from './grep-fixtures.js';
 
-// Behaviours cited: ../shared/reference/inspectable-harness-notes.md §15, 13 (symlinks out of the
-// project), 17 (`ls` of a file), 18 (sorted entries, .git hidden, entry limit notice).
+// Requirements cited: DISC-1 (symlinks out of the project), DISC-2 (`ls` of a file), LS-1, LS-2
+// (sorted entries, .git hidden, entry limit notice). See ../REQUIREMENTS.md.
 
 async function listing(entries: Parameters<typeof makeTree>[0], args: Record<string, unknown> = {}) {
   const tree = await makeTree(entries);
@@ -20,7 +20,7 @@ async function listing(entries: Parameters<typeof makeTree>[0], args: Record<str
 }
 
 describe('createLsTool', () => {
-  it('lists entries sorted by name: directories end in "/", files show sizes; .git, node_modules and .next are hidden (18)', async () => {
+  it('lists entries sorted by name: directories end in "/", files show sizes; .git, node_modules and .next are hidden (LS-1)', async () => {
     const { text } = await listing({
       'b.txt': 'x'.repeat(2048),
       'A.md': 'hello',
@@ -105,7 +105,7 @@ describe('createLsTool', () => {
     );
   });
 
-  it('cuts at the default limit of 200 with a notice (18)', async () => {
+  it('cuts at the default limit of 200 with a notice (LS-2)', async () => {
     const entries: Record<string, string> = {};
     for (let index = 0; index < 250; index += 1) entries[`f${String(index).padStart(3, '0')}.txt`] = '';
     const { text } = await listing(entries);
@@ -120,7 +120,7 @@ describe('createLsTool', () => {
     assert.doesNotMatch(exact.text, /limit reached/);
   });
 
-  it('refuses a file with NOT_A_DIRECTORY and a missing path with FS_NOT_FOUND (17)', async () => {
+  it('refuses a file with NOT_A_DIRECTORY and a missing path with FS_NOT_FOUND (DISC-2)', async () => {
     const tree = await makeTree({ 'file.txt': 'x' });
     try {
       const ls = createLsTool({ pathPolicy: tree.policy });
@@ -132,7 +132,7 @@ describe('createLsTool', () => {
     }
   });
 
-  it('never shows what lies outside the project: links out are refused or shown without their target (13)', async () => {
+  it('never shows what lies outside the project: links out are refused or shown without their target (DISC-1)', async () => {
     const outside = await realpath(await mkdtemp(path.join(tmpdir(), 'toolhost-outside-')));
     const tree = await makeTree({ 'inside.txt': '' });
     try {

@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #67 and §7.5.
+// Requirements cited: MOVE-1. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ describe('move_file', () => {
     assert.equal(await readFile(join(files.root, 'lib/b.txt'), 'utf8'), 'moved\n');
   });
 
-  it('never replaces an existing destination (#67)', async (t) => {
+  it('never replaces an existing destination (MOVE-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'a');
     await writeFile(join(files.root, 'b.txt'), 'b');

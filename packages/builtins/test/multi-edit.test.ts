@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #65, #70, #71; inspectable-harness-notes §15 #23.
+// Requirements cited: MEDIT-1..MEDIT-4. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ describe('multi_edit', () => {
     okText(await files.call('edit_file', { path: 'a.ts', old_string: 'b = 2', new_string: 'beta = 2' }));
   });
 
-  it('is all or nothing: when edit 3 of 3 fails the file is unchanged and the error says "edit 3:" (#65, harness #23)', async (t) => {
+  it('is all or nothing: when edit 3 of 3 fails the file is unchanged and the error says "edit 3:" (MEDIT-1)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.txt');
     await writeFile(file, 'one\ntwo\nthree\n');
@@ -62,7 +62,7 @@ describe('multi_edit', () => {
     );
   });
 
-  it('rejects an empty old_string in any step before touching the file (#70)', async (t) => {
+  it('rejects an empty old_string in any step before touching the file (MEDIT-2)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'x\n');
     okText(await files.call('read_file', { path: 'a.txt' }));
@@ -84,7 +84,7 @@ describe('multi_edit', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x\n');
   });
 
-  it('rejects an empty edits array by its schema (harness #23)', async (t) => {
+  it('rejects an empty edits array by its schema (MEDIT-3)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'x\n');
     okText(await files.call('read_file', { path: 'a.txt' }));
@@ -95,7 +95,7 @@ describe('multi_edit', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'x\n');
   });
 
-  it('marks a fuzzy step and applies replace_all to fuzzy regions (#71)', async (t) => {
+  it('marks a fuzzy step and applies replace_all to fuzzy regions (MEDIT-4)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.txt');
     await writeFile(file, 'item  \nother\nitem\t\n');

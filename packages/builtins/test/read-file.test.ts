@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #49, 57, 60, 62, 63, 68, 69; inspectable-harness-notes §15 #15-16.
+// Requirements cited: READ-1..READ-6. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
@@ -14,7 +14,7 @@ function gbk(text: string): Buffer {
 }
 
 describe('read_file', () => {
-  it('prints right-aligned 1-based numbers, →, and the text; default window 2000 lines (#62)', async (t) => {
+  it('prints right-aligned 1-based numbers, →, and the text; default window 2000 lines (READ-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), numberedLines(2500));
     const text = okText(await files.call('read_file', { path: 'a.txt' }));
@@ -28,7 +28,7 @@ describe('read_file', () => {
     assert.equal(lines.length, 2001);
   });
 
-  it('treats offset as lines skipped: offset=10, limit=5 on 100 lines shows 11-15 and says pass offset=15 (#68)', async (t) => {
+  it('treats offset as lines skipped: offset=10, limit=5 on 100 lines shows 11-15 and says pass offset=15 (READ-2)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), numberedLines(100));
     const text = okText(await files.call('read_file', { path: 'a.txt', offset: 10, limit: 5 }));
@@ -45,7 +45,7 @@ describe('read_file', () => {
     );
   });
 
-  it('says "(empty file)" and names the line count for an offset past the end (#62, harness #16)', async (t) => {
+  it('says "(empty file)" and names the line count for an offset past the end (READ-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'empty.txt'), '');
     await writeFile(join(files.root, 'four.txt'), 'a\nb\nc\nd\n');
@@ -58,13 +58,13 @@ describe('read_file', () => {
     assert.equal(whole, '1→a\n2→b\n3→c\n4→d', 'a trailing newline is not an extra line, and no trailer');
   });
 
-  it('shows CRLF as plain lines and strips a UTF-8 BOM (#63, harness #15)', async (t) => {
+  it('shows CRLF as plain lines and strips a UTF-8 BOM (READ-3)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'win.txt'), '\ufeffone\r\ntwo\r\n');
     assert.equal(okText(await files.call('read_file', { path: 'win.txt' })), '1→one\n2→two');
   });
 
-  it('refuses binary files with FILE_BINARY but reads UTF-16 and legacy encodings (#63)', async (t) => {
+  it('refuses binary files with FILE_BINARY but reads UTF-16 and legacy encodings (READ-3)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]));
     await writeFile(
@@ -84,7 +84,7 @@ describe('read_file', () => {
     );
   });
 
-  it('records an observation from any window, even one line (#49)', async (t) => {
+  it('records an observation from any window, even one line (READ-4)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), numberedLines(50));
     assert.equal(files.store.lookup(join(files.root, 'a.txt')).state, 'unseen');
@@ -92,7 +92,7 @@ describe('read_file', () => {
     assert.equal(files.store.lookup(join(files.root, 'a.txt')).state, 'present');
   });
 
-  it('returns FS_NOT_FOUND for a missing file and records it absent (#57)', async (t) => {
+  it('returns FS_NOT_FOUND for a missing file and records it absent (READ-5)', async (t) => {
     const files = await fileTools(t);
     const error = errorOf(await files.call('read_file', { path: 'missing.txt' }));
     assert.equal(error.code, 'FS_NOT_FOUND');
@@ -116,7 +116,7 @@ describe('read_file', () => {
     assert.equal(files.store.size, 0, 'refusals record nothing');
   });
 
-  it('rejects intent=range without offset or limit, and reads one bounded window for intent=full (#69)', async (t) => {
+  it('rejects intent=range without offset or limit, and reads one bounded window for intent=full (READ-6)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), numberedLines(3000));
     const range = errorOf(await files.call('read_file', { path: 'a.txt', intent: 'range' }));

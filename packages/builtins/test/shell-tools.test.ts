@@ -5,7 +5,7 @@ import { createShellTools } from '../src/index.js';
 import { shellFixture } from './shell-helpers.js';
 
 describe('createShellTools', () => {
-  it('registers bash on POSIX and pwsh on Windows, never both (behaviour 2, ST-1)', (t) => {
+  it('registers bash on POSIX and pwsh on Windows, never both (ST-1)', (t) => {
     const posix = shellFixture(t, { platform: 'posix' });
     assert.deepEqual(
       [...posix.tools.keys()],
@@ -58,7 +58,7 @@ describe('createShellTools', () => {
     );
   });
 
-  it('rejects a timeout_ms outside 1..600000 before running anything (behaviour 42)', async (t) => {
+  it('rejects a timeout_ms outside 1..600000 before running anything (SH-3)', async (t) => {
     const shell = shellFixture(t);
     for (const timeout_ms of [0, 600_001, 2.5]) {
       const result = await shell.call('bash', { command: 'true', timeout_ms });

@@ -1,4 +1,4 @@
-// Behaviours cited: reasonix-notes §10 #53, #54, #56, #57; inspectable-harness-notes §15 #21, #25-27.
+// Requirements cited: WRITE-1..WRITE-5. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { createMutationLocks, createObservationStore } from '@toolhost/read-evid
 import { errorOf, fileTools, okText } from './file-helpers.js';
 
 describe('write_file', () => {
-  it('creates a missing file and its parents without a prior read (#53, harness #21, #25)', async (t) => {
+  it('creates a missing file and its parents without a prior read (WRITE-1)', async (t) => {
     const files = await fileTools(t);
     const text = okText(
       await files.call('write_file', { path: 'src/deep/new.ts', content: 'export {};\nconst a = 1;\n' }),
@@ -21,7 +21,7 @@ describe('write_file', () => {
     );
   });
 
-  it('refuses to replace an existing file that was never read (#53, harness #25)', async (t) => {
+  it('refuses to replace an existing file that was never read (WRITE-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'keep me\n');
     const error = errorOf(await files.call('write_file', { path: 'a.txt', content: 'replaced\n' }));
@@ -29,7 +29,7 @@ describe('write_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'keep me\n');
   });
 
-  it('replaces an observed file and shows a diff (harness #21)', async (t) => {
+  it('replaces an observed file and shows a diff (WRITE-1)', async (t) => {
     const files = await fileTools(t);
     await writeFile(join(files.root, 'a.txt'), 'alpha\nbeta\n');
     okText(await files.call('read_file', { path: 'a.txt', limit: 1 }));
@@ -43,7 +43,7 @@ describe('write_file', () => {
     assert.equal(await readFile(join(files.root, 'a.txt'), 'utf8'), 'final\n');
   });
 
-  it('writes nothing for identical content, but only after the observation check (#56)', async (t) => {
+  it('writes nothing for identical content, but only after the observation check (WRITE-2)', async (t) => {
     const files = await fileTools(t);
     const file = join(files.root, 'a.txt');
     await writeFile(file, 'same\n');
@@ -62,7 +62,7 @@ describe('write_file', () => {
     assert.equal(after.mtimeNs, before.mtimeNs, 'the file was not rewritten');
   });
 
-  it('creates after a missing read, and reports a file removed since it was read as stale (#57)', async (t) => {
+  it('creates after a missing read, and reports a file removed since it was read as stale (WRITE-3)', async (t) => {
     const files = await fileTools(t);
     assert.equal(errorOf(await files.call('read_file', { path: 'new.txt' })).code, 'FS_NOT_FOUND');
     okText(await files.call('write_file', { path: 'new.txt', content: 'created\n' }));
@@ -75,7 +75,7 @@ describe('write_file', () => {
     assert.deepEqual((await readdir(files.root)).sort(), ['new.txt']);
   });
 
-  it('lets exactly one of two racing creators win, 50 rounds of 50, and keeps the winner intact (#54)', async (t) => {
+  it('lets exactly one of two racing creators win, 50 rounds of 50, and keeps the winner intact (WRITE-4)', async (t) => {
     const root = (await fileTools(t)).root;
     // Separate locks, as if the agents ran in two processes: exclusivity comes from the file system.
     const first = await fileTools(t, { root, locks: createMutationLocks(), store: createObservationStore() });
@@ -115,7 +115,7 @@ describe('write_file', () => {
     );
   });
 
-  it('never writes through a dangling symlink to outside the project (harness #13 [B], #27)', async (t) => {
+  it('never writes through a dangling symlink to outside the project (WRITE-5)', async (t) => {
     const files = await fileTools(t);
     const outside = (await fileTools(t)).root;
     await symlink(join(outside, 'escaped.txt'), join(files.root, 'link.txt'));
@@ -124,7 +124,7 @@ describe('write_file', () => {
     assert.deepEqual(await readdir(outside), []);
   });
 
-  it('refuses protected and secret paths', async (t) => {
+  it('refuses protected and secret paths (WRITE-5)', async (t) => {
     const files = await fileTools(t);
     await mkdir(join(files.root, '.git'));
     assert.equal(

@@ -81,7 +81,7 @@ function builtinCatalog(): { catalog: () => RegisteredTool[]; calls: unknown[][]
 }
 
 describe('createCapabilityProxy', () => {
-  it('keeps the use_capability tool byte-identical across proxies, connections, list_changed and result stores (behaviours 1, 72, 37)', async (t) => {
+  it('keeps the use_capability tool byte-identical across proxies, connections, list_changed and result stores (CP-SURF-1)', async (t) => {
     const stateDir = tempDir(t);
     const bare = proxyWith({});
     const before = JSON.stringify(toModelTools([bare.tool]));
@@ -121,7 +121,7 @@ describe('createCapabilityProxy', () => {
     assert.equal(busy.tool.group, 'utility_builtins');
   });
 
-  it('starts no process for list, search and inspect, and inspect shows cached schemas under a banner (behaviours 73, 74)', async (t) => {
+  it('starts no process for list, search and inspect, and inspect shows cached schemas under a banner (CP-CALL-1)', async (t) => {
     const stateDir = tempDir(t);
     await primeCache(stateDir, { cached: fixtureServer() });
     const { requests, authorize } = recordingAuthorize();
@@ -177,7 +177,7 @@ describe('createCapabilityProxy', () => {
     );
   });
 
-  it('asks mcp_connect__<server> before starting, and a denial leaves the server unstarted (behaviour 75)', async (t) => {
+  it('asks mcp_connect__<server> before starting, and a denial leaves the server unstarted (CP-CALL-2)', async (t) => {
     const denial = new ToolhostError({ code: 'APPROVAL_DENIED', message: 'a rule denies mcp_connect__fx' });
     const { requests, authorize } = recordingAuthorize(() => ({ allowed: false, error: denial }));
     const proxy = proxyWith({ authorize, mcpServers: { fx: fixtureServer() } });
@@ -197,7 +197,7 @@ describe('createCapabilityProxy', () => {
     assert.match(seen(await run(proxy, { action: 'list' })), /connect denied/);
   });
 
-  it('validates mcp-tool arguments before connecting and returns the schema with a corrected example (behaviours 17, 76)', async (t) => {
+  it('validates mcp-tool arguments before connecting and returns the schema with a corrected example (CP-CALL-3)', async (t) => {
     const stateDir = tempDir(t);
     await primeCache(stateDir, { fx: fixtureServer() });
     const { requests, authorize } = recordingAuthorize();
@@ -275,7 +275,7 @@ describe('createCapabilityProxy', () => {
     });
   });
 
-  it('answers CAPABILITY_UNAVAILABLE for disabled and unconfigured servers without starting anything (behaviour 77)', async (t) => {
+  it('answers CAPABILITY_UNAVAILABLE for disabled and unconfigured servers without starting anything (CP-CALL-4)', async (t) => {
     const { requests, authorize } = recordingAuthorize();
     const proxy = proxyWith({
       authorize,
@@ -329,7 +329,7 @@ describe('createCapabilityProxy', () => {
     assert.equal(childPids().length, children, 'nothing was started');
   });
 
-  it('requires a non-empty reason for decline and rejects an unknown action listing the actions (behaviour 78)', async (t) => {
+  it('requires a non-empty reason for decline and rejects an unknown action listing the actions (CP-CALL-5)', async (t) => {
     const proxy = proxyWith({ catalog: builtinCatalog().catalog });
     t.after(() => proxy.close());
     for (const reason of [undefined, '', '   ']) {
@@ -354,7 +354,7 @@ describe('createCapabilityProxy', () => {
     assert.match(noId.error.message, /code=missing_capability_id/);
   });
 
-  it('returns resolution failures with candidates, the exact retry payload when one fits, at most 4 KiB (behaviour 79)', async (t) => {
+  it('returns resolution failures with candidates, the exact retry payload when one fits, at most 4 KiB (CP-CALL-6)', async (t) => {
     const stateDir = tempDir(t);
     await primeCache(stateDir, { one: fixtureServer(), two: fixtureServer('--bad-schema') });
     const proxy = proxyWith({
@@ -418,7 +418,7 @@ describe('createCapabilityProxy', () => {
     assert.equal(childPids().length, children);
   });
 
-  it('dispatches tool:<name> through the host with the capability id and never offers hidden tools (behaviours 4, 5, 22)', async (t) => {
+  it('dispatches tool:<name> through the host with the capability id and never offers hidden tools (CP-SURF-2)', async (t) => {
     const { catalog } = builtinCatalog();
     const dispatched: unknown[][] = [];
     const proxy = proxyWith({
@@ -454,7 +454,7 @@ describe('createCapabilityProxy', () => {
     });
   });
 
-  it('lists and pages session:tool_result only with a bound store, and a clone cannot read its parent results (behaviour 37)', async (t) => {
+  it('lists and pages session:tool_result only with a bound store, and a clone cannot read its parent results (CP-SURF-3)', async (t) => {
     const bare = proxyWith({});
     assert.ok(!seen(await run(bare, { action: 'list' })).includes('session:tool_result'));
     const unbound = await run(bare, {

@@ -55,7 +55,7 @@ describe('createCapabilityProxy', () => {
     assert.match(refused.error.message, /HTTP 401/);
   });
 
-  it('updates the catalog and the cache on tools/list_changed and never the provider surface (behaviour 72)', async (t) => {
+  it('updates the catalog and the cache on tools/list_changed and never the provider surface (CP-SURF-1)', async (t) => {
     const stateDir = tempDir(t);
     const server = await startHttpMcpServer({ mode: 'streamable' });
     t.after(() => server.close());

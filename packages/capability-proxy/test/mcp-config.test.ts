@@ -56,7 +56,7 @@ describe('parseMcpServers', () => {
     }
   });
 
-  it('keys the schema cache on names of env variables and headers, never their values (behaviour 80)', () => {
+  it('keys the schema cache on names of env variables and headers, never their values (CP-CACHE-1)', () => {
     const key = (entry: Record<string, unknown>) => parsed({ s: entry })[0]!.cacheKey;
     const base = { command: 'node', args: ['server.js'], env: { API_KEY: 'one' } };
     assert.match(key(base), /^[0-9a-f]{64}$/);

@@ -148,7 +148,7 @@ describe('createCapabilityProxy', () => {
     assert.equal(
       JSON.stringify(toModelTools([proxy.tool])),
       surface,
-      'the surface did not move (behaviour 1)',
+      'the surface did not move (CP-SURF-1)',
     );
     await proxy.close();
     for (const pid of pids) await waitFor(() => !isAlive(pid), 20_000, `server ${pid} to end`);

@@ -52,7 +52,7 @@ function readAll(store: ResultStore, callId: string, resultRef?: string, limit?:
 }
 
 describe('resultRefOf', () => {
-  it('is "tr-" plus 24 lowercase hex of SHA-256(callId NUL body) and stable (behaviour 32)', () => {
+  it('is "tr-" plus 24 lowercase hex of SHA-256(callId NUL body) and stable (CP-RES-1)', () => {
     const ref = resultRefOf('call_1', 'body text');
     assert.match(ref, /^tr-[0-9a-f]{24}$/);
     assert.equal(ref, `tr-${sha256('call_1\0body text').slice(0, 24)}`);
@@ -71,7 +71,7 @@ describe('toolResultRecipe', () => {
 });
 
 describe('createResultStore', () => {
-  it('returns the content-derived ref, size and whole-body sha256 from put (behaviour 32)', () => {
+  it('returns the content-derived ref, size and whole-body sha256 from put (CP-RES-1)', () => {
     const store = createResultStore();
     const body = mixedBody(50_000);
     const put = store.put({ callId: 'c1', toolName: 'bash', body });
@@ -87,7 +87,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('pages 16384 bytes by default and reconstructs the body with every header hashing the whole (behaviours 33, 34)', () => {
+  it('pages 16384 bytes by default and reconstructs the body with every header hashing the whole (CP-RES-2, CP-RES-3)', () => {
     const store = createResultStore();
     const body = mixedBody(100_003);
     const { resultRef } = store.put({ callId: 'c1', toolName: 'grep', body });
@@ -112,7 +112,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('never ends a page inside a character, for every limit from 4 to 9 (behaviour 35)', () => {
+  it('never ends a page inside a character, for every limit from 4 to 9 (CP-RES-4)', () => {
     const store = createResultStore();
     const body = '€🙂a漢é'.repeat(40);
     store.put({ callId: 'c1', toolName: 'read_file', body });
@@ -128,7 +128,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('rejects an offset inside a character and returns an empty complete page at total_bytes (behaviour 35)', () => {
+  it('rejects an offset inside a character and returns an empty complete page at total_bytes (CP-RES-4)', () => {
     const store = createResultStore();
     const body = 'a€b';
     store.put({ callId: 'c1', toolName: 'bash', body });
@@ -147,7 +147,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('rejects limit 0, limit 24577, a negative offset and non-integers with RESULT_RANGE_INVALID (behaviour 33)', () => {
+  it('rejects limit 0, limit 24577, a negative offset and non-integers with RESULT_RANGE_INVALID (CP-RES-2)', () => {
     const store = createResultStore();
     store.put({ callId: 'c1', toolName: 'bash', body: 'x'.repeat(40_000) });
     const maxPage = store.page({ toolCallId: 'c1', limit: TOOL_RESULT_PAGE_MAX_BYTES });
@@ -167,7 +167,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('asks for result_ref when one call id has several results and lists the refs (behaviour 36)', () => {
+  it('asks for result_ref when one call id has several results and lists the refs (CP-RES-5)', () => {
     const store = createResultStore();
     const first = store.put({ callId: 'dup', toolName: 'bash', body: 'first run' });
     const second = store.put({ callId: 'dup', toolName: 'bash', body: 'second run' });
@@ -203,7 +203,7 @@ describe('createResultStore', () => {
     store.close();
   });
 
-  it('redirects sa_ subagent references and reports unknown or missing ids as RESULT_NOT_FOUND (behaviour 36)', () => {
+  it('redirects sa_ subagent references and reports unknown or missing ids as RESULT_NOT_FOUND (CP-RES-5)', () => {
     const store = createResultStore();
     store.put({ callId: 'c1', toolName: 'bash', body: 'x' });
     const subagent = store.page({ toolCallId: 'sa_123' });

@@ -29,7 +29,7 @@ function proxyFor(stateDir: string, mcpServers: McpServersConfig) {
 }
 
 describe('schemaCachePath', () => {
-  it('holds an atomically written 0600 cache with the key and no env value, valid schemas only (behaviour 80)', async (t) => {
+  it('holds an atomically written 0600 cache with the key and no env value, valid schemas only (CP-CACHE-1)', async (t) => {
     const stateDir = tempDir(t);
     const mcpServers = { fx: { ...fixtureServer('--bad-schema'), env: { API_KEY: 'super-secret-value' } } };
     const proxy = proxyFor(stateDir, mcpServers);
@@ -40,7 +40,7 @@ describe('schemaCachePath', () => {
       /mcp-tool:fx\/bad-schema/,
       'a live tool with a broken schema is still offered',
     );
-    // Behaviour 24: a third-party schema that does not compile is not the model's fault: called unvalidated.
+    // CP-CACHE-2: a third-party schema that does not compile is not the model's fault: called unvalidated.
     const unvalidated = await run(proxy, {
       action: 'call',
       capability_id: 'mcp-tool:fx/bad-schema',
@@ -86,7 +86,7 @@ describe('schemaCachePath', () => {
     assert.match(seen(await run(changed, { action: 'list' })), /tools unknown until it connects/);
   });
 
-  it('ignores a corrupt or foreign cache file without starting anything (behaviour 80)', async (t) => {
+  it('ignores a corrupt or foreign cache file without starting anything (CP-CACHE-1)', async (t) => {
     const stateDir = tempDir(t);
     const mcpServers = { fx: fixtureServer() };
     const parsed = parseMcpServers(mcpServers);

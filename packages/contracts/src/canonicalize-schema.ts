@@ -1,32 +1,17 @@
 import { createHash } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import { MAX_SCHEMA_DEPTH, schemaTooDeepError } from './json-depth.js';
+import {
+  SCHEMA_ARRAY_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  SINGLE_SCHEMA_KEYWORDS,
+  TUPLE_ITEMS_KEYWORD,
+} from './schema-keywords.js';
 
-// Keywords whose value is one schema.
-const schemaKeywords = new Set([
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'contentSchema',
-  'else',
-  'if',
-  'items',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-// Keywords whose value is an array of schemas.
-const schemaArrayKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
-// Keywords whose value maps names to schemas.
-const schemaMapKeywords = new Set([
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'patternProperties',
-  'properties',
-]);
+// The shared keyword table (schema-keywords.ts); a tuple `items` array is walked like prefixItems.
+const schemaKeywords: ReadonlySet<string> = new Set(SINGLE_SCHEMA_KEYWORDS);
+const schemaArrayKeywords: ReadonlySet<string> = new Set(SCHEMA_ARRAY_KEYWORDS);
+const schemaMapKeywords: ReadonlySet<string> = new Set(SCHEMA_MAP_KEYWORDS);
 
 /**
  * Canonicalises a JSON Schema: object keys sorted at every depth, every `required` array and the
@@ -81,7 +66,7 @@ function canonicalSchemaNode(node: JsonValue, depth: number): JsonValue {
       for (const name of Object.keys(value).sort())
         map[name] = canonicalSchemaNode(value[name] as JsonValue, inner + 1);
       out[key] = map;
-    } else if (schemaArrayKeywords.has(key) && Array.isArray(value)) {
+    } else if ((schemaArrayKeywords.has(key) || key === TUPLE_ITEMS_KEYWORD) && Array.isArray(value)) {
       guardDepth(inner);
       out[key] = value.map((item) => canonicalSchemaNode(item, inner + 1));
     } else if (schemaKeywords.has(key)) {

@@ -6,6 +6,8 @@ export {
   sha256Hex,
 } from './canonicalize-schema.js';
 export { closeNames } from './close-names.js';
+export { editDistance } from './edit-distance.js';
+export { errorMessage } from './error-message.js';
 export {
   ERROR_CODES,
   type ErrorCode,
@@ -17,7 +19,7 @@ export {
   type ToolhostErrorOptions,
   toToolhostError,
 } from './errors.js';
-export { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+export { isJsonObject, isObject, type JsonObject, type JsonValue } from './json.js';
 export {
   isSchemaTooDeepError,
   jsonDepthExceeds,
@@ -41,6 +43,13 @@ export {
   type ToolRegistry,
 } from './registry.js';
 export { err, ok, type Result } from './result.js';
+export {
+  SCHEMA_ARRAY_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  SINGLE_SCHEMA_KEYWORDS,
+  TUPLE_ITEMS_KEYWORD,
+} from './schema-keywords.js';
+export { boundedText, firstLine } from './text.js';
 export { toModelTools } from './to-model-tools.js';
 export {
   type AnyToolDefinition,
@@ -85,4 +94,4 @@ export {
   type ValidatedArguments,
   validateArguments,
 } from './validate-arguments.js';
-export { utf8Prefix } from './utf8-prefix.js';
+export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';

@@ -1,4 +1,5 @@
 import { ToolhostError } from './errors.js';
+import { boundedText } from './text.js';
 
 /**
  * The deepest JSON nesting a tool input schema may have: every object and array counts one level,
@@ -39,7 +40,7 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
  */
 export function schemaTooDeepError(toolName?: string): ToolhostError<'CONFIG_INVALID'> {
   const what =
-    toolName === undefined ? 'a tool input schema' : `the input schema of tool "${boundedName(toolName)}"`;
+    toolName === undefined ? 'a tool input schema' : `the input schema of tool "${boundedText(toolName)}"`;
   return new ToolhostError({
     code: 'CONFIG_INVALID',
     message: `${what} nests deeper than ${MAX_SCHEMA_DEPTH} levels (objects and arrays), the limit for tool schemas`,
@@ -47,7 +48,7 @@ export function schemaTooDeepError(toolName?: string): ToolhostError<'CONFIG_INV
     details: {
       reason: 'schema_too_deep',
       limit: MAX_SCHEMA_DEPTH,
-      ...(toolName === undefined ? {} : { toolName: boundedName(toolName) }),
+      ...(toolName === undefined ? {} : { toolName: boundedText(toolName) }),
     },
   });
 }
@@ -55,8 +56,4 @@ export function schemaTooDeepError(toolName?: string): ToolhostError<'CONFIG_INV
 /** Whether an error is the {@link schemaTooDeepError} (from any installed copy of contracts). */
 export function isSchemaTooDeepError(error: unknown): error is ToolhostError<'CONFIG_INVALID'> {
   return ToolhostError.isInstance(error) && error.details.reason === 'schema_too_deep';
-}
-
-function boundedName(name: string): string {
-  return name.length > 128 ? `${name.slice(0, 125)}...` : name;
 }

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from './error-message.js';
 
 // Model-supplied regular expressions (job_output filters, `pattern` keywords of third-party schemas
 // checked against model-supplied values) must never run on V8's backtracking engine on the main
@@ -110,7 +111,7 @@ function refusal(reason: LinearRegExpRefusal['reason'], problem: string): Compil
 
 /** V8 says "Invalid regular expression: /<source>/<flags>: <problem>"; keep only the problem. */
 function syntaxProblem(error: unknown, source: string, flags: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const prefix = `/${source}/${flags}: `;
   const at = message.lastIndexOf(prefix);
   const problem = at >= 0 ? message.slice(at + prefix.length) : (message.split(': ').at(-1) ?? message);

@@ -8,6 +8,8 @@ import { isJsonObject, type JsonObject } from './json.js';
 import { jsonDepthExceeds, MAX_SCHEMA_DEPTH } from './json-depth.js';
 import { compileLinearRegExp } from './linear-regexp.js';
 import type { Result } from './result.js';
+import { boundedText } from './text.js';
+import { utf8BoundaryBefore } from './utf8-prefix.js';
 import type { ToolInvocation, ToolSource } from './tool.js';
 
 /** At most this many violations are listed. */
@@ -232,7 +234,7 @@ export function createArgumentValidator(options: ArgumentValidatorOptions = {}):
             ok: false,
             error: new ToolhostError({
               code: 'HOST_CONFIGURATION',
-              message: `host configuration error: tool "${boundedName(options.toolName)}" has an invalid argument schema (schema fingerprint ${fingerprint}); execution was not dispatched; the host schema must be fixed`,
+              message: `host configuration error: tool "${boundedText(options.toolName)}" has an invalid argument schema (schema fingerprint ${fingerprint}); execution was not dispatched; the host schema must be fixed`,
               recovery: null,
               signature: `argument_validation:${options.toolName}:${fingerprint}:schema`,
               details: {
@@ -394,7 +396,7 @@ export function validateArguments(
 
 /** A schema past the depth limit: refused for every source (an MCP tool's is never dispatched unvalidated). */
 function tooDeep(toolName: string, fingerprint: string): { ok: false; error: ToolhostError } {
-  const name = boundedName(toolName);
+  const name = boundedText(toolName);
   return {
     ok: false,
     error: new ToolhostError({
@@ -423,10 +425,10 @@ function failure(
 ): { ok: false; error: ToolhostError } {
   const firstKeyword = violations[0]?.keyword ?? 'schema';
   const shown = violations.slice(0, MAX_ARGUMENT_VIOLATIONS);
-  const name = boundedName(toolName);
+  const name = boundedText(toolName);
   const signature = `argument_validation:${toolName}:${fingerprint}:${firstKeyword}`;
   const lines = [
-    `argument validation failed for "${name}" (id ${boundedName(signature)}; schema fingerprint ${fingerprint}; remote_dispatched=false)`,
+    `argument validation failed for "${name}" (id ${boundedText(signature)}; schema fingerprint ${fingerprint}; remote_dispatched=false)`,
     ...shown.map((violation) => `- ${violation.path}: ${violation.keyword}; expected ${violation.expected}`),
   ];
   if (violations.length > shown.length) lines.push(`- (${violations.length - shown.length} more not shown)`);
@@ -440,7 +442,7 @@ function failure(
       `The keys to remove are not parameters of "${name}" itself: the parameters of the capability you call go inside its \`arguments\` object, for example use_capability(action="call", capability_id="<id>", arguments={...}).`,
     );
   } else if (invocation.kind === 'capability') {
-    const id = boundedName(invocation.capabilityId);
+    const id = boundedText(invocation.capabilityId);
     lines.push(
       `Put the parameters of "${name}" inside \`arguments\` of the use_capability call: use_capability(action="call", capability_id="${id}", arguments={...}). To see its schema, call use_capability(action="inspect", capability_id="${id}").`,
     );
@@ -474,14 +476,8 @@ function capModelText(message: string, prefix: string): string {
   if (Buffer.byteLength(message) <= budget) return message;
   const marker = '\n[truncated]';
   const bytes = Buffer.from(message, 'utf8');
-  let end = budget - Buffer.byteLength(marker);
-  // Back off to the start of a UTF-8 character (continuation bytes are 10xxxxxx).
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  const end = utf8BoundaryBefore(bytes, budget - Buffer.byteLength(marker));
   return bytes.subarray(0, end).toString('utf8') + marker;
-}
-
-function boundedName(name: string): string {
-  return name.length > 128 ? `${name.slice(0, 125)}...` : name;
 }
 
 function boundedList(items: readonly unknown[], max = 256): string {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { canonicalizeSchema, canonicalSchemaJson, schemaFingerprint } from '../src/index.js';
 
 describe('canonicalizeSchema', () => {
-  // reasonix §10 behaviour 10
+  // CT-SCHEMA-1
   const emptyCases: Array<[string, unknown]> = [
     ['undefined', undefined],
     ['null', null],
@@ -18,7 +18,7 @@ describe('canonicalizeSchema', () => {
     });
   }
 
-  // reasonix §10 behaviour 11
+  // CT-SCHEMA-2
   it('sorts object keys at every depth regardless of input order', () => {
     const a = canonicalizeSchema({
       type: 'object',
@@ -109,7 +109,7 @@ describe('canonicalizeSchema', () => {
     assert.equal(JSON.stringify(input), before);
   });
 
-  // reasonix §10 behaviour 8
+  // CT-SCHEMA-3
   const idempotenceCases: unknown[] = [
     {},
     { type: 'object', properties: { x: { type: ['string', 'null'] } } },

@@ -4,7 +4,7 @@ import { createToolRegistry, schemaFingerprint } from '../src/index.js';
 import { sampleTool } from './helpers.js';
 
 describe('createToolRegistry', () => {
-  // reasonix §10 behaviour 6, harness §15 behaviour 1 [B]
+  // CT-REG-1
   it('throws when a name is registered twice', () => {
     const registry = createToolRegistry();
     registry.register(sampleTool('read_file'));

@@ -36,7 +36,7 @@ function keysOutsideSchemas(value: unknown, found: Set<string>, inSchema = false
 }
 
 describe('toModelTools', () => {
-  // harness §15 behaviour 2
+  // CT-MODEL-1
   it('emits exactly name, description and inputSchema per tool and no runtime key anywhere', () => {
     const registry = createToolRegistry();
     registry.register(sampleTool('read_file', { aliases: ['read'] }));

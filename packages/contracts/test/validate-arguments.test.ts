@@ -43,7 +43,7 @@ function failureOf(result: ReturnType<typeof check>): ToolhostError {
 }
 
 describe('parseArguments', () => {
-  // reasonix §10 behaviour 16
+  // CT-ARG-1
   const empties: unknown[] = [undefined, null, '', '   ', 'null', ' null '];
   for (const raw of empties) {
     it(`treats ${JSON.stringify(raw) ?? 'undefined'} as {}`, () => {
@@ -79,7 +79,7 @@ describe('validateArguments', () => {
     });
   });
 
-  // reasonix §10 behaviour 16: no coercion
+  // CT-ARG-2: no coercion
   const noCoercion: Array<[string, unknown, string]> = [
     ['a numeric string for an integer', { path: 'a', offset: '5' }, 'type'],
     ['a float for an integer', { path: 'a', limit: 2.5 }, 'type'],
@@ -101,7 +101,7 @@ describe('validateArguments', () => {
     }
   });
 
-  // reasonix §10 behaviour 18
+  // CT-ARG-3
   it('starts with the tool name, the validation id and the 16-hex fingerprint and says remote_dispatched=false', () => {
     const error = failureOf(check({}));
     assert.match(
@@ -137,7 +137,7 @@ describe('validateArguments', () => {
     assert.doesNotMatch(message, /at the top level/);
   });
 
-  // reasonix §10 behaviour 19
+  // CT-ARG-4
   it('lists violations as "path: keyword; expected ..." lines without the supplied values', () => {
     const secret = 'sk-THIS-IS-A-SECRET-VALUE';
     const error = failureOf(
@@ -171,7 +171,7 @@ describe('validateArguments', () => {
     assert.match(error.message, /12 more not shown/);
   });
 
-  // reasonix §10 behaviour 20
+  // CT-ARG-5
   it('caps the model text at 4096 bytes, cut on a UTF-8 boundary and ending in [truncated]', () => {
     const name = '工具'.repeat(20);
     const properties: Record<string, JsonValue> = {};
@@ -195,7 +195,7 @@ describe('validateArguments', () => {
     assert.equal(text.includes('\uFFFD'), false, 'a character was split');
   });
 
-  // reasonix §10 behaviour 21
+  // CT-ARG-6
   it('gives the id argument_validation:<tool>:<fp16>:<first keyword>, the same for different wrong values', () => {
     const a = failureOf(check({ path: 'a', offset: 'x' }));
     const b = failureOf(check({ path: 'b', offset: true }));
@@ -205,7 +205,7 @@ describe('validateArguments', () => {
     assert.match(failureOf(check('{bad')).signature ?? '', /:json$/);
   });
 
-  // reasonix §10 behaviour 22
+  // CT-ARG-7
   it('tells a direct caller to put parameters at the top level', () => {
     const text = failureOf(check({})).message;
     assert.match(text, /at the top level of the call's arguments object/);
@@ -221,7 +221,7 @@ describe('validateArguments', () => {
     assert.doesNotMatch(text, /top level/);
   });
 
-  // reasonix §10 behaviour 23
+  // CT-ARG-8
   const wrapperCases: Array<[string, Record<string, JsonValue>, unknown, boolean]> = [
     [
       'the sole key is arguments and the inner object validates',
@@ -253,7 +253,7 @@ describe('validateArguments', () => {
     });
   }
 
-  // reasonix §10 behaviour 24
+  // CT-ARG-9
   it('reports an uncompilable built-in schema as a host configuration error (category schema)', () => {
     const schema = { type: 'object', properties: { a: { type: 'no-such-type' } } };
     const error = failureOf(

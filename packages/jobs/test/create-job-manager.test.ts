@@ -18,7 +18,7 @@ async function run(jobs: ReturnType<typeof createJobManager>, root: string, comm
 }
 
 describe('createJobManager', () => {
-  it('numbers jobs <shell>-<n> with one counter across shells (behaviour 38, JOB-ID-1)', async (t) => {
+  it('numbers jobs <shell>-<n> with one counter across shells (JOB-ID-1)', async (t) => {
     const root = tempDir(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const first = await jobs.start({ shell: 'bash', command: 'true', cwd: root });
@@ -53,7 +53,7 @@ describe('createJobManager', () => {
     assert.equal(snapshot.outputBytes, Buffer.byteLength(read.value.text));
   });
 
-  it('returns only the output written since the previous read (behaviour 40, JOB-OUT-2)', async (t) => {
+  it('returns only the output written since the previous read (JOB-OUT-2)', async (t) => {
     const root = tempDir(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const gate = path.join(root, 'gate');
@@ -130,7 +130,7 @@ describe('createJobManager', () => {
     assert.equal(again.value.text, '', 'filtered-out lines are consumed too');
   });
 
-  it('keeps a 64 KiB tail while the full log stays readable by byte offset (behaviour 46, JOB-OUT-4)', async (t) => {
+  it('keeps a 64 KiB tail while the full log stays readable by byte offset (JOB-OUT-4)', async (t) => {
     const root = tempDir(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     // 300 000 lines of 7 bytes: 2.1 MB.
@@ -318,7 +318,7 @@ describe('createJobManager', () => {
     assert.deepEqual(processesMatching(`sleep ${tag}`), []);
   });
 
-  it('flips to killed at once on kill and tears the tree down afterwards (behaviour 43, JOB-STATE-1)', async (t) => {
+  it('flips to killed at once on kill and tears the tree down afterwards (JOB-STATE-1)', async (t) => {
     const root = tempDir(t);
     const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root], { killGraceMs: 1000 });
@@ -345,7 +345,7 @@ describe('createJobManager', () => {
     assert.equal(!unknown.ok && unknown.error.code, 'JOB_NOT_FOUND');
   });
 
-  it('waits without killing: a wait that times out leaves the job running (behaviour 39)', async (t) => {
+  it('waits without killing: a wait that times out leaves the job running (JOB-WAIT-1)', async (t) => {
     const root = tempDir(t);
     const tag = uniqueTag(t);
     const jobs = manager(t, 'danger_full_access', [root]);
@@ -360,7 +360,7 @@ describe('createJobManager', () => {
     assert.equal(!missing.ok && missing.error.code, 'JOB_NOT_FOUND');
   });
 
-  it('announces each finished background job once in the next completion note (behaviour 45, JOB-NOTE-1)', async (t) => {
+  it('announces each finished background job once in the next completion note (JOB-NOTE-1)', async (t) => {
     const root = tempDir(t);
     const jobs = manager(t, 'danger_full_access', [root]);
     const ok = await jobs.start({

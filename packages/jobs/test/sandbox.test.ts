@@ -279,7 +279,7 @@ describe('createJobManager sandbox', () => {
     assert.equal(text.split('hello from host').length - 1, 3, 'with network: true all three connect');
   });
 
-  it('fails closed with SANDBOX_UNAVAILABLE and spawns nothing when bubblewrap does not work (harness 35, SB-1)', async (t) => {
+  it('fails closed with SANDBOX_UNAVAILABLE and spawns nothing when bubblewrap does not work (SB-1)', async (t) => {
     const root = project(t);
     const bin = tempDir(t, 'jobs-fake-bwrap-');
     const broken = path.join(bin, 'broken-bwrap');

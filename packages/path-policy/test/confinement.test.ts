@@ -71,7 +71,7 @@ describe('PathPolicy.resolve confinement', () => {
     }
   });
 
-  it('contains by whole names: ..foo is inside, a sibling prefix is outside (PP-REAL-4, behaviour 12)', () => {
+  it('contains by whole names: ..foo is inside, a sibling prefix is outside (PP-REAL-4)', () => {
     const { policy, root } = setup({ 'proj/..foo/bar': 'b' });
     const dotted = policy.resolve('..foo/bar', { access: 'read' });
     assert.deepEqual(dotted, {
@@ -91,7 +91,7 @@ describe('PathPolicy.resolve confinement', () => {
   });
 
   for (const access of ['read', 'list', 'write'] as const) {
-    it(`refuses a link inside the root that points outside for ${access} (PP-REAL-5, behaviour 13)`, () => {
+    it(`refuses a link inside the root that points outside for ${access} (PP-REAL-5)`, () => {
       const { policy } = setup({
         'proj/out': { link: '../outside' },
         'proj/out-file': { link: '../outside/secret.txt' },
@@ -106,7 +106,7 @@ describe('PathPolicy.resolve confinement', () => {
     });
   }
 
-  it('refuses a write through a dangling link that points outside and creates nothing (PP-REAL-6, behaviour 13)', () => {
+  it('refuses a write through a dangling link that points outside and creates nothing (PP-REAL-6)', () => {
     const { policy } = setup({
       'proj/dangling': { link: path.join(sandbox.dir, 'outside/created.txt') },
       'proj/dangling-rel': { link: '../outside/created-rel.txt' },

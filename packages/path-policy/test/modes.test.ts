@@ -13,7 +13,7 @@ describe('createPathPolicy', () => {
     'shared/lib.ts': 'x',
   };
 
-  it('resolves relative inputs against the project root under current_project (PP-MODE-1, behaviour 10)', () => {
+  it('resolves relative inputs against the project root under current_project (PP-MODE-1)', () => {
     buildTree(sandbox.dir, tree);
     const root = path.join(sandbox.dir, 'proj');
     const policy = createPathPolicy({ mode: 'current_project', root });
@@ -37,14 +37,14 @@ describe('createPathPolicy', () => {
     assert.equal(!outside.ok && outside.error.code, 'PATH_OUTSIDE_ROOT');
   });
 
-  it('refuses ../package.json from a subdirectory root (behaviour 11)', () => {
+  it('refuses ../package.json from a subdirectory root (PP-IN-5, PP-MODE-1)', () => {
     buildTree(sandbox.dir, tree);
     const policy = createPathPolicy({ mode: 'current_project', root: path.join(sandbox.dir, 'proj/src') });
     const result = policy.resolve('../package.json', { access: 'read' });
     assert.equal(!result.ok && result.error.code, 'PATH_OUTSIDE_ROOT');
   });
 
-  it('resolves fixtures against the first allowed root (PP-MODE-2, behaviour 10)', () => {
+  it('resolves fixtures against the first allowed root (PP-MODE-2)', () => {
     buildTree(sandbox.dir, tree);
     const tests = path.join(sandbox.dir, 'proj/tests');
     const policy = createPathPolicy({ mode: 'allowed_roots', allowedRoots: [tests] });
@@ -69,7 +69,7 @@ describe('createPathPolicy', () => {
     assert.match(!outside.ok ? outside.error.message : '', /outside the allowed roots/);
   });
 
-  it('refuses everything when the allowed roots are empty, saying so (PP-MODE-2, behaviour 10)', () => {
+  it('refuses everything when the allowed roots are empty, saying so (PP-MODE-2)', () => {
     buildTree(sandbox.dir, tree);
     const policy = createPathPolicy({ mode: 'allowed_roots', allowedRoots: [] });
     for (const input of ['.', 'x', undefined, path.join(sandbox.dir, 'proj')]) {
@@ -95,7 +95,7 @@ describe('createPathPolicy', () => {
     assert.equal(policy.verifyWriteTarget(path.join(sandbox.dir, 'proj/x')).ok, false);
   });
 
-  it('allows absolute paths outside the project in danger_full_access (PP-MODE-4, behaviour 14)', () => {
+  it('allows absolute paths outside the project in danger_full_access (PP-MODE-4)', () => {
     buildTree(sandbox.dir, tree);
     const root = path.join(sandbox.dir, 'proj');
     const policy = createPathPolicy({ mode: 'danger_full_access', root });

@@ -1,31 +1,9 @@
 import type { JsonObject, JsonValue } from '@toolhost/contracts';
 import { isObject, own, resolvePointer, stableStringify } from './json-utils.js';
 
-/** Keywords whose value is one schema. */
-export const SINGLE_SCHEMA_KEYWORDS = [
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'contentSchema',
-  'else',
-  'if',
-  'items',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-] as const;
-/** Keywords whose value is an array of schemas. */
-export const SCHEMA_ARRAY_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-/** Keywords whose value maps names to schemas. */
-export const SCHEMA_MAP_KEYWORDS = [
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'patternProperties',
-  'properties',
-] as const;
+// The JSON Schema keyword table is the one of @toolhost/contracts (`items` a one-schema keyword; its
+// draft-07 tuple form is handled where each walk meets `items`).
+export { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS } from '@toolhost/contracts';
 
 /** The JSON Schema type names. */
 export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;

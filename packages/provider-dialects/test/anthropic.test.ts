@@ -21,8 +21,7 @@ function countCacheControl(value: unknown): number {
 }
 
 describe('buildAnthropicRequest', () => {
-  // inspectable-harness §15 behaviour 9.
-  it('joins two system messages into one top-level system with a blank line (behaviour 9)', () => {
+  it('joins two system messages into one top-level system with a blank line (PD-ANT-1)', () => {
     const built = buildAnthropicRequest({
       model: 'claude-sonnet-4-5',
       messages: [
@@ -36,7 +35,7 @@ describe('buildAnthropicRequest', () => {
     assert.deepEqual(built.body.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
   });
 
-  it('puts two consecutive tool results into one user message with two tool_result blocks (behaviour 9)', () => {
+  it('puts two consecutive tool results into one user message with two tool_result blocks (PD-ANT-1)', () => {
     const built = buildAnthropicRequest({
       model: 'm',
       messages: [
@@ -72,7 +71,7 @@ describe('buildAnthropicRequest', () => {
     );
   });
 
-  it('sends malformed tool-call argument JSON as input {} and reports it (behaviour 9)', () => {
+  it('sends malformed tool-call argument JSON as input {} and reports it (PD-ANT-1)', () => {
     const built = buildAnthropicRequest({
       model: 'm',
       messages: [{ role: 'assistant', content: [call('toolu_1', 'read_file', '{"path": "a"')] }],
@@ -84,7 +83,7 @@ describe('buildAnthropicRequest', () => {
     assert.equal(built.report[0]!.action, 'rewritten');
   });
 
-  it('defaults max_tokens to 4096 (behaviour 9)', () => {
+  it('defaults max_tokens to 4096 (PD-ANT-1)', () => {
     const built = buildAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
     assert.equal(built.body.max_tokens, 4096);
     assert.equal(
@@ -93,7 +92,7 @@ describe('buildAnthropicRequest', () => {
     );
   });
 
-  it('omits tools for tool choice none (behaviour 9) unless the history holds tool blocks', () => {
+  it('omits tools for tool choice none (PD-ANT-1) unless the history holds tool blocks', () => {
     const plain = buildAnthropicRequest({
       model: 'm',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -115,7 +114,7 @@ describe('buildAnthropicRequest', () => {
     assert.deepEqual(withTraffic.body.tool_choice, { type: 'none' });
   });
 
-  it('maps an error tool result to is_error: true and keeps its image blocks (behaviour 9 [B])', () => {
+  it('maps an error tool result to is_error: true and keeps its image blocks (PD-ANT-1)', () => {
     const [block] = encodeAnthropicToolResult({
       role: 'tool',
       toolCallId: 'toolu_9',
@@ -211,8 +210,7 @@ describe('buildAnthropicRequest', () => {
 });
 
 describe('applyAnthropicCacheBreakpoints', () => {
-  // reasonix-notes §10 behaviour 14.
-  it('marks the last system block and the last block of the last message (behaviour 14)', () => {
+  it('marks the last system block and the last block of the last message (PD-ANT-2)', () => {
     const built = buildAnthropicRequest({
       model: 'm',
       messages: [
@@ -240,14 +238,14 @@ describe('applyAnthropicCacheBreakpoints', () => {
     assert.equal(countCacheControl(body), 2);
   });
 
-  it('marks the last tool when there is no system prompt (behaviour 14)', () => {
+  it('marks the last tool when there is no system prompt (PD-ANT-2)', () => {
     const built = buildAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], tools });
     const list = built.body.tools as JsonObject[];
     assert.deepEqual(list.at(-1)!.cache_control, { type: 'ephemeral' });
     assert.equal(countCacheControl(built.body), 2);
   });
 
-  it('never exceeds four breakpoints, counting the ones already present (behaviour 14)', () => {
+  it('never exceeds four breakpoints, counting the ones already present (PD-ANT-2)', () => {
     const body: JsonObject = {
       system: [
         { type: 'text', text: 'a', cache_control: { type: 'ephemeral' } },

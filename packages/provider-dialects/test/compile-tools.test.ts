@@ -14,7 +14,7 @@ import {
 import { HOSTED_WEB_SEARCH } from './golden-cases.js';
 import { deepFreeze, representativeTools } from './helpers.js';
 
-/** The `read` and `edit` schemas of the inspectable harness (chapter 15). */
+/** The `read` and `edit` schemas of a reference agent, the inputs of PD-TOOLS-1. */
 const READ: ModelTool = {
   name: 'read',
   description: 'Read a file.',
@@ -69,8 +69,7 @@ function names(compiled: CompiledTools): string[] {
 }
 
 describe('compileTools', () => {
-  // inspectable-harness §15 behaviour 7.
-  it('compiles read strictly: every property required, optional numbers nullable, no extra keys (behaviour 7)', () => {
+  it('compiles read strictly: every property required, optional numbers nullable, no extra keys (PD-TOOLS-1)', () => {
     const input = deepFreeze(structuredClone(READ));
     const compiled = compileTools([input], { dialect: 'openai-chat', strict: true });
     const schema = schemaOf(compiled, 'read');
@@ -83,7 +82,7 @@ describe('compileTools', () => {
     assert.deepEqual(input, READ, 'the input object is not mutated');
   });
 
-  it('applies the strict rules recursively to edits.items and wraps untyped properties in anyOf with null (behaviour 7)', () => {
+  it('applies the strict rules recursively to edits.items and wraps untyped properties in anyOf with null (PD-TOOLS-1)', () => {
     const compiled = compileTools([deepFreeze(structuredClone(EDIT))], {
       dialect: 'openai-responses',
       strict: true,
@@ -135,8 +134,7 @@ describe('compileTools', () => {
     assert.deepEqual(validateForProvider(compiled.tools, 'openai-chat'), []);
   });
 
-  // reasonix-notes §10 behaviour 12.
-  it('orders tools by wire name, whatever the input order (behaviour 12)', () => {
+  it('orders tools by wire name, whatever the input order (PD-TOOLS-2)', () => {
     const tools = representativeTools();
     for (const dialect of DIALECT_NAMES) {
       const compiled = compileTools(tools, { dialect });
@@ -151,8 +149,7 @@ describe('compileTools', () => {
     assert.deepEqual(names(asGiven), ['read', 'edit']);
   });
 
-  // reasonix-notes §10 behaviour 13.
-  it('wraps OpenAI tools as {type, function} and Anthropic tools as {name, description, input_schema} with the same schema bytes (behaviour 13)', () => {
+  it('wraps OpenAI tools as {type, function} and Anthropic tools as {name, description, input_schema} with the same schema bytes (PD-TOOLS-3)', () => {
     const openai = compileTools([READ], { dialect: 'openai-chat' });
     const anthropic = compileTools([READ], { dialect: 'anthropic' });
     assert.deepEqual(Object.keys(openai.tools[0]!), ['type', 'function']);
@@ -165,8 +162,7 @@ describe('compileTools', () => {
     assert.equal(JSON.stringify(schemaOf(openai, 'read')), JSON.stringify(schemaOf(anthropic, 'read')));
   });
 
-  // reasonix-notes §10 behaviour 15.
-  it('applies the tuple items → prefixItems transform only to the dialect that needs it (behaviour 15)', () => {
+  it('applies the tuple items → prefixItems transform only to the dialect that needs it (PD-TOOLS-4)', () => {
     const tuple: ModelTool = {
       name: 'range',
       description: '',

@@ -14,7 +14,7 @@ import { representativeTools } from './helpers.js';
 const tools = compileTools(representativeTools(), { dialect: 'openai-chat' });
 
 describe('buildOpenAIChatRequest', () => {
-  it('wraps each tool as {type: "function", function: {name, description, parameters}} (reasonix behaviour 13)', () => {
+  it('wraps each tool as {type: "function", function: {name, description, parameters}} (PD-TOOLS-3)', () => {
     const built = buildOpenAIChatRequest({
       model: 'gpt-4.1',
       messages: [{ role: 'user', content: 'Hi' }],

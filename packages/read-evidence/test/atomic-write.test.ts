@@ -95,7 +95,7 @@ describe('writeFileAtomic', () => {
     assert.deepEqual(await tempFiles(directory), []);
   });
 
-  it('lets exactly one of two racing exclusive creators win, 50 rounds out of 50 (RE-11, behaviour 54)', async (t) => {
+  it('lets exactly one of two racing exclusive creators win, 50 rounds out of 50 (RE-11)', async (t) => {
     const directory = await tempDir(t);
     for (let round = 0; round < 50; round++) {
       const file = join(directory, `race-${round}.txt`);

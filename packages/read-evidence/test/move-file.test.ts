@@ -31,7 +31,7 @@ describe('moveFileNoReplace', () => {
     assert.equal(await readFile(join(directory, 'x', 'y', 'b.txt'), 'utf8'), 'content\n');
   });
 
-  it('never replaces an existing destination (RE-18, behaviour 67)', async (t) => {
+  it('never replaces an existing destination (RE-18)', async (t) => {
     const directory = await tempDir(t);
     await writeFile(join(directory, 'a.txt'), 'a');
     await writeFile(join(directory, 'b.txt'), 'b');

@@ -116,7 +116,7 @@ describe('createObservationStore', () => {
     assert.match(error.message, /did not exist when it was last observed/);
   });
 
-  it('shares one observation between hard links (RE-1, behaviour 58)', async (t) => {
+  it('shares one observation between hard links (RE-1)', async (t) => {
     const directory = await tempDir(t);
     const first = join(directory, 'first.txt');
     const second = join(directory, 'second.txt');
@@ -128,7 +128,7 @@ describe('createObservationStore', () => {
     assert.equal(store.size, 1);
   });
 
-  it('keeps observations per store: a clone and a second store are independent (behaviour 59)', async (t) => {
+  it('keeps observations per store: a clone and a second store are independent (RE-2)', async (t) => {
     const file = join(await tempDir(t), 'a.txt');
     await writeFile(file, 'x\n');
     const parent = createObservationStore();

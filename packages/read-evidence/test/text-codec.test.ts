@@ -56,7 +56,7 @@ describe('decodeText', () => {
     assert.equal(decoded.text, 'plain ascii text\nsecond line\n');
   });
 
-  it('refuses a NUL byte in the first 8 KiB that is not UTF-16 as FILE_BINARY (RE-15, behaviour 63)', () => {
+  it('refuses a NUL byte in the first 8 KiB that is not UTF-16 as FILE_BINARY (RE-15)', () => {
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48]);
     assert.equal(expectError(decodeText(bytes)).code, 'FILE_BINARY');
     const late = Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.from([0]), Buffer.from('b')]);

@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import { DIALECTS } from '../command-specs.js';
 import type { CommandHandler } from '../command-types.js';
@@ -21,7 +22,7 @@ export const compileCommand: CommandHandler = async ({ values, io }) => {
   try {
     input = JSON.parse(text);
   } catch (error) {
-    throw usageError(`stdin is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw usageError(`stdin is not JSON: ${errorMessage(error)}`);
   }
   if (!Array.isArray(input))
     throw usageError('stdin must be a JSON array of { name, description, inputSchema }');

@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import type { Session } from '@toolhost/boot';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
@@ -13,7 +14,7 @@ import {
 } from '../session-line.js';
 
 function unexpected(id: SessionResult['id'], name: string | null, error: unknown): SessionResult {
-  const message = `the host failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; report it`;
+  const message = `the host failed unexpectedly: ${errorMessage(error)}; report it`;
   return {
     id,
     name,
@@ -119,7 +120,7 @@ export const sessionCommand: CommandHandler = async ({ globals, values, io, sign
     await host.close();
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'CONFIG_INVALID' || code === 'SESSION_NOT_FOUND' || code === 'SESSION_IN_USE') {
-      throw usageError(error instanceof Error ? error.message : String(error), error);
+      throw usageError(errorMessage(error), error);
     }
     throw error;
   }
