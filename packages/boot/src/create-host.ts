@@ -9,7 +9,7 @@ import {
   createStructuredEditTools,
   createWebFetchTool,
 } from '@toolhost/builtins';
-import { type CapabilityProxy, createCapabilityProxy } from '@toolhost/capability-proxy';
+import { type CapabilityProxy, createCapabilityProxy, MCP_OAUTH_DIR_NAME } from '@toolhost/capability-proxy';
 import {
   type AnyToolDefinition,
   createToolRegistry,
@@ -219,6 +219,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       proxy = createCapabilityProxy({
         stateDir,
         mcpServers: settings.config.mcpServers,
+        // Sign-ins made with `toolhost mcp login` (the user's, never the project's).
+        oauthStoreDir: join(settings.userConfigDir, MCP_OAUTH_DIR_NAME),
         // The root frontend serves no model: every session has its own (fail closed if one is used).
         authorize: async (request) => ({
           allowed: false,

@@ -113,6 +113,8 @@ export interface HostSettings {
   readonly platform: HostPlatform;
   readonly approvalTimeoutMs: number;
   readonly stateDir: string;
+  /** The user configuration directory (trust store, MCP sign-ins in `mcp-oauth/`). */
+  readonly userConfigDir: string;
   readonly rules: PermissionRules;
   readonly pathPolicy: PathPolicy;
 }
@@ -250,6 +252,7 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
     platform,
     approvalTimeoutMs,
     stateDir,
+    userConfigDir,
     rules,
     pathPolicy,
   };

@@ -116,3 +116,16 @@ export {
   type UserConfigDirOptions,
   writeProjectTrust,
 } from './user-config.js';
+// The MCP sign-in API `toolhost mcp` uses (the CLI depends on boot only).
+export {
+  DEFAULT_MCP_LOGIN_TIMEOUT_MS,
+  loginMcpServer,
+  logoutMcpServer,
+  MCP_OAUTH_DIR_NAME,
+  type McpLoginOutcome,
+  type McpSignInReport,
+  mcpServerSignIn,
+  mcpSignInTarget,
+  parseMcpServers,
+  type ResolvedMcpServer,
+} from '@toolhost/capability-proxy';
