@@ -56,6 +56,8 @@ export function createMcpOAuthProvider(options: McpOAuthProviderOptions): OAuthC
   let loginClient: OAuthClientInformationMixed | undefined;
   let loginTokens: OAuthTokens | undefined;
   let loginDiscovery: OAuthDiscoveryState | undefined;
+  // The access token this provider last handed to the SDK: what a refresh it reports as invalid used.
+  let handed: string | undefined;
   const read = (): McpOAuthEntry => readMcpOAuthEntry(storeDir, serverUrl) ?? { serverUrl };
   const write = (change: (entry: McpOAuthEntry) => McpOAuthEntry) => {
     writeMcpOAuthEntry(storeDir, change(read()));
@@ -99,7 +101,9 @@ export function createMcpOAuthProvider(options: McpOAuthProviderOptions): OAuthC
     },
     tokens() {
       if (login) return loginTokens;
-      return read().tokens as OAuthTokens | undefined;
+      const tokens = read().tokens as OAuthTokens | undefined;
+      handed = tokens?.access_token;
+      return tokens;
     },
     saveTokens(tokens) {
       if (login) {
@@ -152,6 +156,17 @@ export function createMcpOAuthProvider(options: McpOAuthProviderOptions): OAuthC
         if (scope === 'all' || scope === 'client') loginClient = undefined;
         if (scope === 'all' || scope === 'tokens') loginTokens = undefined;
         if (scope === 'all' || scope === 'discovery') loginDiscovery = undefined;
+        return;
+      }
+      const current = read();
+      if (
+        (scope === 'all' || scope === 'tokens') &&
+        current.tokens !== undefined &&
+        current.tokens.access_token !== handed
+      ) {
+        // Another process (a second session, a login) renewed the sign-in since this one read it,
+        // so the refresh token the server refused was the old one: keep the new sign-in (the SDK
+        // then reads it and goes on with it) instead of signing everybody out.
         return;
       }
       write((entry) => ({

@@ -15,6 +15,17 @@ import {
 import { GENEROUS_TIMEOUTS, run, seen, tempDir } from './helpers.js';
 import { playBrowser, startOAuthMcpServer } from './oauth-servers.js';
 
+/** Whether the store holds tokens for `url`. */
+function readMcpOAuthEntryTokens(storeDir: string, url: string): boolean {
+  try {
+    return (
+      typeof JSON.parse(readFileSync(mcpOAuthFile(storeDir, url), 'utf8')).tokens?.access_token === 'string'
+    );
+  } catch {
+    return false;
+  }
+}
+
 function resolved(name: string, url: string): ResolvedMcpServer {
   const parsed = parseMcpServers({ [name]: { url } });
   assert.ok(parsed.ok);
@@ -137,6 +148,32 @@ describe('MCP OAuth (capability proxy)', () => {
     assert.deepEqual(mcpServerSignIn(storeDir, server, {}), { status: 'not-signed-in', refreshable: false });
     const again = logoutMcpServer(storeDir, server, {});
     assert.ok(again.ok && !again.value, 'a second logout finds nothing');
+  });
+
+  it('two sessions refreshing the same sign-in at once both go on: the one whose rotated refresh token is refused keeps the new sign-in of the other instead of deleting it', async (t) => {
+    const oauth = await startOAuthMcpServer();
+    t.after(() => oauth.close());
+    const storeDir = join(tempDir(t, 'oauth-config-'), MCP_OAUTH_DIR_NAME);
+    const { outcome } = await login(resolved('secure', oauth.url), storeDir);
+    assert.ok(outcome.ok);
+    const proxies = [0, 1].map(() =>
+      createCapabilityProxy({
+        authorize: async () => ({ allowed: true }),
+        timeouts: GENEROUS_TIMEOUTS,
+        mcpServers: { secure: { url: oauth.url } },
+        oauthStoreDir: storeDir,
+      }),
+    );
+    t.after(() => Promise.all(proxies.map((proxy) => proxy.close())));
+    const echo = { action: 'call', capability_id: 'mcp-tool:secure/echo', arguments: { message: 'both' } };
+    for (const proxy of proxies) assert.equal(seen(await run(proxy, echo)), 'http echo: both');
+    oauth.expireAccessTokens();
+    oauth.pairRefreshes();
+    const both = await Promise.all(proxies.map((proxy, index) => run(proxy, echo, `race-${index}`)));
+    for (const result of both) assert.equal(seen(result), 'http echo: both');
+    assert.ok(readMcpOAuthEntryTokens(storeDir, oauth.url), 'the sign-in is still stored');
+    for (const proxy of proxies) assert.equal(seen(await run(proxy, echo, 'after')), 'http echo: both');
+    assert.equal(oauth.counters.authorizations, 1, 'nobody was asked again');
   });
 
   it('a login whose browser never comes back times out with MCP_AUTH_REQUIRED and leaves the earlier sign-in as it was', async (t) => {

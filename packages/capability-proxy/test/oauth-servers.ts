@@ -46,6 +46,11 @@ export interface OAuthMcpServer {
   expireAccessTokens(): void;
   /** Forgets every refresh token (the next refresh fails with invalid_grant). */
   revokeRefreshTokens(): void;
+  /**
+   * Makes the next two refreshes a race: the second is answered only after the first one's new
+   * access token was used (so its rotated-away refresh token fails with invalid_grant then).
+   */
+  pairRefreshes(): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +72,18 @@ class MemoryOAuthProvider implements OAuthServerProvider {
   readonly accessTokens = new Map<string, TokenRecord>();
   readonly refreshTokens = new Map<string, { clientId: string; resource: string | undefined }>();
   readonly secrets: string[] = [];
+  /** Armed by `pairRefreshes`: the second refresh waits until the first one's new token was used. */
+  private pairing:
+    | { count: number; firstToken?: string; firstUsed: Promise<void>; markUsed: () => void }
+    | undefined;
+
+  pairRefreshes(): void {
+    let markUsed: () => void = () => undefined;
+    const firstUsed = new Promise<void>((resolve) => {
+      markUsed = resolve;
+    });
+    this.pairing = { count: 0, firstUsed, markUsed };
+  }
 
   constructor(
     private readonly counters: OAuthCounters,
@@ -115,14 +132,23 @@ class MemoryOAuthProvider implements OAuthServerProvider {
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
+    const pairing = this.pairing;
+    const turn = pairing ? ++pairing.count : 0;
+    if (pairing && turn === 2) {
+      await pairing.firstUsed;
+      this.pairing = undefined;
+    }
     const record = this.refreshTokens.get(refreshToken);
     if (!record || record.clientId !== client.client_id) throw new InvalidGrantError('unknown refresh token');
     this.refreshTokens.delete(refreshToken);
     this.counters.refreshes++;
-    return this.issue(client.client_id, record.resource);
+    const tokens = this.issue(client.client_id, record.resource);
+    if (pairing && turn === 1) pairing.firstToken = tokens.access_token;
+    return tokens;
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
+    if (this.pairing?.firstToken === token) this.pairing.markUsed();
     const record = this.accessTokens.get(token);
     if (!record) throw new InvalidTokenError('unknown access token');
     return {
@@ -275,6 +301,9 @@ export async function startOAuthMcpServer(
     },
     revokeRefreshTokens() {
       provider.refreshTokens.clear();
+    },
+    pairRefreshes() {
+      provider.pairRefreshes();
     },
     async close() {
       for (const server of servers) await server.close().catch(() => undefined);
