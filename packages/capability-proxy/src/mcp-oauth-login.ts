@@ -385,6 +385,7 @@ function describeLoginError(serverName: string, error: unknown, signal: AbortSig
     return new ToolhostError({
       code: 'MCP_CONNECT_FAILED',
       message: `MCP server "${serverName}" answered with HTTP ${httpCode} while signing in`,
+      recovery: `check the server's url in the configuration, then run \`toolhost mcp login ${serverName}\` again`,
       details: { server: serverName, reason: 'http' },
       cause: error,
     });
@@ -394,6 +395,7 @@ function describeLoginError(serverName: string, error: unknown, signal: AbortSig
     return new ToolhostError({
       code: 'MCP_CONNECT_FAILED',
       message: `MCP server "${serverName}" or its authorization server could not be reached while signing in`,
+      recovery: `check the server's url and the network, then run \`toolhost mcp login ${serverName}\` again`,
       details: { server: serverName, reason: 'unreachable' },
       cause: error,
     });
