@@ -19,7 +19,7 @@ import {
   readSchemaCache,
   writeSchemaCache,
 } from './mcp-tools.js';
-import { createBoundedFetch } from './bounded-fetch.js';
+import { configuredHeadersOnlyTo, createBoundedFetch } from './bounded-fetch.js';
 import { createMcpOAuthProvider, hasStoredTokens, McpSignInRequired } from './mcp-oauth-provider.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
@@ -313,8 +313,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     });
     // A 401 with a Bearer challenge is a server that wants an OAuth sign-in (MCP authorization):
     // remembered so the failure says "sign in", not "HTTP 401". Only the header's scheme is read.
+    const scoped = configuredHeadersOnlyTo(bounded, target.origin, Object.keys(headers));
     const fetch: typeof bounded = async (input, init) => {
-      const response = await bounded(input, init);
+      const response = await scoped(input, init);
       if (response.status === 401 && /^\s*bearer\b/i.test(response.headers.get('www-authenticate') ?? '')) {
         holder.bearerChallenge = true;
       }

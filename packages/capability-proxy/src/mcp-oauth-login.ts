@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { err, ok, type Result, ToolhostError } from '@toolhost/contracts';
-import { createBoundedFetch } from './bounded-fetch.js';
+import { configuredHeadersOnlyTo, createBoundedFetch } from './bounded-fetch.js';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { createMcpOAuthProvider } from './mcp-oauth-provider.js';
 import {
@@ -154,7 +154,11 @@ export async function loginMcpServer(
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   const signal = controller.signal;
-  const bounded = createBoundedFetch(options.maxMessageBytes ?? 16 * 1024 * 1024, () => undefined);
+  const bounded = configuredHeadersOnlyTo(
+    createBoundedFetch(options.maxMessageBytes ?? 16 * 1024 * 1024, () => undefined),
+    new URL(serverUrl).origin,
+    Object.keys(headers),
+  );
   // Every request of the login, the OAuth ones included, ends with the login's bound.
   const fetch: typeof bounded = (input, init) =>
     bounded(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });

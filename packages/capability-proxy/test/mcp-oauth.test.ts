@@ -176,6 +176,45 @@ describe('MCP OAuth (capability proxy)', () => {
     assert.equal(oauth.counters.authorizations, 1, 'nobody was asked again');
   });
 
+  it('sends the headers of the server configuration only to the server, never to its authorization server (another origin)', async (t) => {
+    const oauth = await startOAuthMcpServer();
+    t.after(() => oauth.close());
+    const storeDir = join(tempDir(t, 'oauth-config-'), MCP_OAUTH_DIR_NAME);
+    const parsed = parseMcpServers({
+      secure: { url: oauth.url, headers: { 'X-Api-Key': 'key-for-the-server' } },
+    });
+    assert.ok(parsed.ok);
+    let browser: Promise<unknown> | undefined;
+    const outcome = await loginMcpServer({
+      server: parsed.value[0]!,
+      storeDir,
+      environment: {},
+      timeoutMs: 60_000,
+      onAuthorizationUrl: (url) => {
+        browser = playBrowser(url);
+      },
+    });
+    await browser;
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error.message);
+    oauth.expireAccessTokens();
+    const proxy = createCapabilityProxy({
+      authorize: async () => ({ allowed: true }),
+      timeouts: GENEROUS_TIMEOUTS,
+      mcpServers: { secure: { url: oauth.url, headers: { 'X-Api-Key': 'key-for-the-server' } } },
+      oauthStoreDir: storeDir,
+    });
+    t.after(() => proxy.close());
+    const echo = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:secure/echo',
+      arguments: { message: 'k' },
+    });
+    assert.equal(seen(echo), 'http echo: k');
+    assert.equal(oauth.counters.refreshes, 1, 'the refresh went to the authorization server');
+    assert.ok(oauth.counters.authServerHeaders.has('content-type'), 'the authorization server was asked');
+    assert.ok(!oauth.counters.authServerHeaders.has('x-api-key'), 'the server key never went there');
+  });
+
   it('a login whose browser never comes back times out with MCP_AUTH_REQUIRED and leaves the earlier sign-in as it was', async (t) => {
     const oauth = await startOAuthMcpServer();
     t.after(() => oauth.close());

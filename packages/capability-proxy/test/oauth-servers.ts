@@ -30,6 +30,8 @@ export interface OAuthCounters {
   refreshes: number;
   /** Requests to /mcp refused with 401. */
   unauthorized: number;
+  /** Names of request headers the authorization server received (lower case). */
+  authServerHeaders: Set<string>;
   calls: number;
 }
 
@@ -201,12 +203,17 @@ export async function startOAuthMcpServer(
     refreshes: 0,
     unauthorized: 0,
     calls: 0,
+    authServerHeaders: new Set(),
   };
   const provider = new MemoryOAuthProvider(counters, options.accessTtlSeconds ?? 60);
   const authApp = express();
   const authHttp = createServer(authApp);
   const authPort = await listen(authHttp);
   const issuerUrl = new URL(`http://127.0.0.1:${authPort}/`);
+  authApp.use((request, _response, next) => {
+    for (const name of Object.keys(request.headers)) counters.authServerHeaders.add(name.toLowerCase());
+    next();
+  });
   authApp.use(
     mcpAuthRouter({
       provider,
