@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -288,6 +288,8 @@ async function listenForCallback(serverName: string, signal: AbortSignal): Promi
       })
       .end(`<!doctype html><meta charset="utf-8"><title>toolhost</title><p>${text}</p>\n`);
   };
+  // Imported here: every host imports this package, and only a login listens.
+  const { createServer } = await import('node:http');
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (request.method !== 'GET' || url.pathname !== '/callback') {
