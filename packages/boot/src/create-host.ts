@@ -169,6 +169,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       roots: pathPolicy.roots,
       protectedPaths: pathPolicy.protectedPatterns,
       secretPaths: pathPolicy.secretPatterns,
+      // The user configuration directory (MCP sign-in tokens, the trust store) is the user's, never a
+      // command's: outside the roots it is hidden from sandboxed jobs (inside, the secret patterns do it).
+      // (the store is named too: a configuration directory that contains a root is not hidden itself).
+      hiddenDirectories: [settings.userConfigDir, join(settings.userConfigDir, MCP_OAUTH_DIR_NAME)],
       network: options.network === true,
       caseSensitive: pathPolicy.caseSensitive,
     };

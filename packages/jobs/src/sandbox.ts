@@ -48,6 +48,13 @@ export interface SandboxOptions {
    * Same syntax as `protectedPaths`. Default `[]` (the host passes its path policy's secret patterns).
    */
   readonly secretPaths?: readonly string[];
+  /**
+   * Absolute directories outside the roots that no sandboxed command may read or list (the host's
+   * user configuration directory: its sign-in tokens and trust store). Covered by an empty read-only
+   * tmpfs (bubblewrap) when they exist as a job starts, denied by path (Seatbelt) always. One that
+   * contains a root, or lies inside one (secret patterns cover those), is ignored. Default `[]`.
+   */
+  readonly hiddenDirectories?: readonly string[];
   /** Allow network access in `workspace_write` (never in `read_only`). Default false. */
   readonly network?: boolean;
   /** The platform to build the sandbox for. Default `process.platform`. */
@@ -123,11 +130,41 @@ export function normalizeSandboxOptions(options: SandboxOptions): Required<
     roots: [...new Set(roots)],
     protectedPaths: [...(options.protectedPaths ?? [])],
     secretPaths: [...(options.secretPaths ?? [])],
+    hiddenDirectories: (options.hiddenDirectories ?? []).filter((directory) => {
+      if (typeof directory !== 'string' || !path.isAbsolute(directory)) {
+        throw new TypeError('jobs: every sandbox hidden directory must be an absolute path');
+      }
+      const resolved = path.resolve(directory);
+      return !roots.some((root) => isWithin(resolved, root) || isWithin(root, resolved));
+    }),
     network: options.mode === 'read_only' ? false : options.network === true,
     platform,
     bubblewrapPath: options.bubblewrapPath,
     caseSensitive: options.caseSensitive ?? !(platform === 'darwin' || platform === 'win32'),
   };
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+function isWithin(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** The hidden directories that exist now, as real paths (bubblewrap can only cover what exists). */
+function existingDirectories(directories: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const directory of directories) {
+    try {
+      const real = realpathSync.native(directory);
+      if (statSync(real).isDirectory()) found.push(real);
+    } catch {
+      // Missing: nothing to read there.
+    }
+  }
+  // One inside another hidden one is covered already (a mount point there would show its name).
+  return found.filter(
+    (directory) => !found.some((other) => other !== directory && isWithin(directory, other)),
+  );
 }
 
 function unavailable(message: string): { ok: false; error: JobError } {
@@ -212,6 +249,20 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
         ...(plan.hidden.some((secret) => secret.kind === 'file') ? { emptyFile: ensureEmptyFile() } : {}),
       };
     }
+    const hiddenDirectories = existingDirectories(settings.hiddenDirectories);
+    if (hiddenDirectories.length > 0) {
+      const protection = layout.protection ?? { readOnly: [], hidden: [], pinned: [] };
+      layout = {
+        ...layout,
+        protection: {
+          ...protection,
+          hidden: [
+            ...protection.hidden,
+            ...hiddenDirectories.map((directory) => ({ path: directory, kind: 'directory' as const })),
+          ],
+        },
+      };
+    }
     const launch: SandboxedLaunch = {
       file: executable,
       args: [...buildBubblewrapArguments(layout), invocation.file, ...invocation.args],
@@ -234,6 +285,13 @@ export function createSandbox(options: SandboxOptions, stateDir: string): Sandbo
       roots: settings.roots,
       protectedPaths: settings.protectedPaths,
       secretPaths: settings.secretPaths,
+      hiddenDirectories: settings.hiddenDirectories.map((directory) => {
+        try {
+          return realpathSync.native(directory);
+        } catch {
+          return directory;
+        }
+      }),
       network: settings.network,
       tempDir,
       stateDir,
