@@ -311,9 +311,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       if (live && live.transport === holder.transport) dropSession(live, reason);
       else attemptController?.abort(oversizedMessage);
     });
+    const scoped = configuredHeadersOnlyTo(bounded, target.origin, Object.keys(headers));
     // A 401 with a Bearer challenge is a server that wants an OAuth sign-in (MCP authorization):
     // remembered so the failure says "sign in", not "HTTP 401". Only the header's scheme is read.
-    const scoped = configuredHeadersOnlyTo(bounded, target.origin, Object.keys(headers));
     const fetch: typeof bounded = async (input, init) => {
       const response = await scoped(input, init);
       if (response.status === 401 && /^\s*bearer\b/i.test(response.headers.get('www-authenticate') ?? '')) {
