@@ -364,6 +364,16 @@ export const ERROR_CODES_ZH: Readonly<
     summary: { en: 'The MCP server failed to answer the call.', zh: 'MCP 服务器没能响应这次调用。' },
     recovery: { en: 'retry later or choose another capability', zh: '稍后重试，或选择其他能力' },
   },
+  MCP_AUTH_REQUIRED: {
+    summary: {
+      en: 'The MCP server needs the user to sign in (OAuth), and there is no usable sign-in; nothing was sent to the tool.',
+      zh: '该 MCP 服务器需要用户登录（OAuth），但没有可用的登录凭据；没有向工具发送任何内容。',
+    },
+    recovery: {
+      en: 'ask the user to run `toolhost mcp login <server>`, then call again; retrying before that fails the same way',
+      zh: '请用户运行 `toolhost mcp login <server>`，然后再调用；在此之前重试会以同样方式失败',
+    },
+  },
   RESULT_NOT_FOUND: {
     summary: { en: 'No stored tool result matches that reference.', zh: '没有与该引用匹配的已存工具结果。' },
     recovery: {

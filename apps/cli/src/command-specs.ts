@@ -272,6 +272,32 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/trust-command.js').then((module) => module.trustCommand),
   },
   {
+    name: 'mcp',
+    summary: 'sign in to HTTP MCP servers (OAuth) and list the configured servers',
+    usage: ['mcp list [--json]', 'mcp login SERVER [--timeout SECONDS] [--no-browser]', 'mcp logout SERVER'],
+    description:
+      'Remote MCP servers that require OAuth 2.1 fail their calls with MCP_AUTH_REQUIRED until you sign in. ' +
+      "`login` discovers the server's authorization server, registers toolhost with it, prints the " +
+      'authorization URL (and opens it when stdout is a terminal and a browser exists), waits on a loopback ' +
+      'redirect (http://127.0.0.1:<random port>/callback, up to --timeout seconds, default 300) and stores the ' +
+      'tokens; calls then use them and refresh them without asking. Tokens are kept per server URL in ' +
+      '<user config dir>/mcp-oauth/ (TOOLHOST_CONFIG_DIR, else $XDG_CONFIG_HOME/toolhost or ' +
+      '~/.config/toolhost), mode 0600, never in the project, the audit log or a child process. `logout` deletes ' +
+      'them; `list` prints each configured server with its transport and sign-in status (never a token). ' +
+      'Exit code 1 when the sign-in fails or times out.',
+    options: {
+      timeout: {
+        type: 'string',
+        valueName: 'SECONDS',
+        description: 'with login: how long to wait for the browser (1..3600, default 300)',
+      },
+      'no-browser': { type: 'boolean', description: 'with login: only print the URL' },
+      json: { type: 'boolean', description: 'with list: print JSON for programs' },
+    },
+    positionals: { min: 1, max: 2, names: 'list | login SERVER | logout SERVER' },
+    load: () => import('./commands/mcp-command.js').then((module) => module.mcpCommand),
+  },
+  {
     name: 'replay',
     summary: "re-run a transcript's tool calls under the current policy",
     usage: ['replay FILE.jsonl [--json]'],

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Json, makeProject, runToolhost } from './helpers.js';
 
-const COMMANDS = ['tools', 'compile', 'call', 'session', 'serve', 'run', 'replay'];
+const COMMANDS = ['tools', 'compile', 'call', 'session', 'serve', 'run', 'replay', 'mcp'];
 const DIALECTS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];
 
 function oneLineReason(stderr: string): string {

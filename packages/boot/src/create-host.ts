@@ -11,7 +11,7 @@ import {
   createSubagentTools,
   createWebFetchTool,
 } from '@toolhost/builtins';
-import { type CapabilityProxy, createCapabilityProxy } from '@toolhost/capability-proxy';
+import { type CapabilityProxy, createCapabilityProxy, MCP_OAUTH_DIR_NAME } from '@toolhost/capability-proxy';
 import {
   type AnyToolDefinition,
   createToolRegistry,
@@ -184,6 +184,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       roots: pathPolicy.roots,
       protectedPaths: pathPolicy.protectedPatterns,
       secretPaths: pathPolicy.secretPatterns,
+      // The user configuration directory (MCP sign-in tokens, the trust store) is the user's, never a
+      // command's: outside the roots it is hidden from sandboxed jobs wherever the sandbox's view would
+      // show it (inside, the secret patterns do it). The store is named too: a configuration
+      // directory that contains a root is not hidden itself.
+      hiddenDirectories: [settings.userConfigDir, join(settings.userConfigDir, MCP_OAUTH_DIR_NAME)],
       network: settings.shellSandbox.network,
       caseSensitive: pathPolicy.caseSensitive,
       writableRoots: settings.shellSandbox.writableRoots,
@@ -269,6 +274,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       proxy = createCapabilityProxy({
         stateDir,
         mcpServers: settings.config.mcpServers,
+        // Sign-ins made with `toolhost mcp login` (the user's, never the project's).
+        oauthStoreDir: join(settings.userConfigDir, MCP_OAUTH_DIR_NAME),
         // The root frontend serves no model: every session has its own (fail closed if one is used).
         authorize: async (request) => ({
           allowed: false,

@@ -142,6 +142,8 @@ export interface HostSettings {
   readonly platform: HostPlatform;
   readonly approvalTimeoutMs: number;
   readonly stateDir: string;
+  /** The user configuration directory (trust store, MCP sign-ins in `mcp-oauth/`). */
+  readonly userConfigDir: string;
   readonly rules: PermissionRules;
   readonly pathPolicy: PathPolicy;
   /** The shell sandbox's network, extra roots, plan limit and environment, checked against the path policy. */
@@ -292,6 +294,7 @@ export function resolveHostSettings(options: HostOptions): HostSettings {
     platform,
     approvalTimeoutMs,
     stateDir,
+    userConfigDir,
     rules,
     pathPolicy,
     shellSandbox,

@@ -185,3 +185,16 @@ export {
   writeProjectTrust,
 } from './user-config.js';
 export { createToolTelemetry, type ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
+// The MCP sign-in API `toolhost mcp` uses (the CLI depends on boot only).
+export {
+  DEFAULT_MCP_LOGIN_TIMEOUT_MS,
+  loginMcpServer,
+  logoutMcpServer,
+  MCP_OAUTH_DIR_NAME,
+  type McpLoginOutcome,
+  type McpSignInReport,
+  mcpServerSignIn,
+  mcpSignInTarget,
+  parseMcpServers,
+  type ResolvedMcpServer,
+} from '@toolhost/capability-proxy';

@@ -29,8 +29,9 @@ export interface UserConfigDirOptions {
 
 /**
  * The directory that holds what belongs to the user and never to a project: the user's own
- * configuration, the project-trust store and (later) sign-in tokens. `TOOLHOST_CONFIG_DIR` wins; then
- * `%APPDATA%\toolhost` on Windows, `$XDG_CONFIG_HOME/toolhost`, else `~/.config/toolhost`.
+ * configuration, the project-trust store and MCP sign-ins (`mcp-oauth/`, `toolhost mcp login`).
+ * `TOOLHOST_CONFIG_DIR` wins; then `%APPDATA%\toolhost` on Windows, `$XDG_CONFIG_HOME/toolhost`, else
+ * `~/.config/toolhost`.
  */
 export function resolveUserConfigDir(options: UserConfigDirOptions = {}): string {
   const env = options.env ?? process.env;

@@ -66,3 +66,24 @@ function lastEventBoundary(chunk: Uint8Array, previousEndedWithNewline: boolean)
   }
   return -1;
 }
+
+/**
+ * Wraps a transport's `fetch` so the headers of a server's configuration (`headers`, an API key
+ * for that server) go only to the server's own origin: the SDK's OAuth requests (discovery,
+ * registration, token) reuse the transport's request options, and the authorization server the
+ * server's metadata names may be anyone's.
+ */
+export function configuredHeadersOnlyTo(
+  fetch: BoundedFetch,
+  origin: string,
+  names: readonly string[],
+): BoundedFetch {
+  if (names.length === 0) return fetch;
+  return (url, init) => {
+    const target = new URL(typeof url === 'string' ? url : url.href);
+    if (target.origin === origin || init?.headers === undefined) return fetch(url, init);
+    const headers = new Headers(init.headers);
+    for (const name of names) headers.delete(name);
+    return fetch(url, { ...init, headers });
+  };
+}

@@ -112,6 +112,7 @@ export function createCapabilityProxy(options: CapabilityProxyOptions): Capabili
         limits,
         validator,
         clientVersion: clientVersion(),
+        oauthStoreDir: options.oauthStoreDir,
       }),
     );
   }

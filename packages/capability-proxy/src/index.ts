@@ -116,3 +116,27 @@ export {
   type ServerEnvironmentOptions,
   WINDOWS_SAFE_ENVIRONMENT,
 } from './server-environment.js';
+export {
+  DEFAULT_MCP_LOGIN_TIMEOUT_MS,
+  loginMcpServer,
+  logoutMcpServer,
+  type McpLoginOptions,
+  type McpLoginOutcome,
+  type McpSignInReport,
+  type McpSignInTarget,
+  mcpServerSignIn,
+  mcpSignInTarget,
+} from './mcp-oauth-login.js';
+export {
+  createMcpOAuthProvider,
+  type McpOAuthLogin,
+  type McpOAuthProviderOptions,
+  McpSignInRequired,
+} from './mcp-oauth-provider.js';
+export {
+  MCP_OAUTH_DIR_NAME,
+  type McpOAuthEntry,
+  type McpSignInStatus,
+  mcpOAuthFile,
+  mcpSignInStatus,
+} from './mcp-oauth-store.js';

@@ -28,7 +28,8 @@ import {
   readSchemaCache,
   writeSchemaCache,
 } from './mcp-tools.js';
-import { createBoundedFetch } from './bounded-fetch.js';
+import { configuredHeadersOnlyTo, createBoundedFetch } from './bounded-fetch.js';
+import { createMcpOAuthProvider, hasStoredTokens, McpSignInRequired } from './mcp-oauth-provider.js';
 import { createServerEnvironment } from './server-environment.js';
 import { createStdioTransport, type StdioTransport } from './stdio-transport.js';
 
@@ -79,6 +80,12 @@ export interface McpConnectionOptions {
   readonly limits: McpLimits;
   readonly validator: ArgumentValidator;
   readonly clientVersion: string;
+  /**
+   * The OAuth sign-in store (`<user config dir>/mcp-oauth`): an HTTP server signed in to with
+   * `toolhost mcp login` gets its stored tokens (refreshed without asking when they run out).
+   * Without it, or for a server whose configuration sets its own `Authorization` header, no OAuth.
+   */
+  readonly oauthStoreDir?: string | undefined;
   /** Called after `tools/list_changed` refreshed the live tool list. */
   readonly onToolsChanged?: (server: string, tools: readonly McpToolSchema[]) => void;
 }
@@ -344,19 +351,45 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     const requestInit: RequestInit = { headers };
     // One holder per transport: the bounded fetch reports an over-large message here, and a call or
     // a handshake that fails because of it says so (like the stdio transport's `failure`).
-    const holder: { transport?: Transport; failure?: string } = {};
-    const fetch = createBoundedFetch(limits.maxMessageBytes, (reason) => {
+    const holder: HttpHolder = {};
+    const bounded = createBoundedFetch(limits.maxMessageBytes, (reason) => {
       if (holder.failure) return;
       holder.failure = reason;
       if (live && live.transport === holder.transport) dropSession(live, reason);
       else attemptController?.abort(oversizedMessage);
     });
+    const scoped = configuredHeadersOnlyTo(bounded, target.origin, Object.keys(headers));
+    // A 401 with a Bearer challenge is a server that wants an OAuth sign-in (MCP authorization):
+    // remembered so the failure says "sign in", not "HTTP 401". Only the header's scheme is read.
+    const fetch: typeof bounded = async (input, init) => {
+      const response = await scoped(input, init);
+      if (response.status === 401 && /^\s*bearer\b/i.test(response.headers.get('www-authenticate') ?? '')) {
+        holder.bearerChallenge = true;
+      }
+      return response;
+    };
+    const ownAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    // The provider is attached only to a server signed in to: a call never registers a client or
+    // starts an authorization (the provider refuses), it only uses and refreshes stored tokens.
+    const authProvider =
+      options.oauthStoreDir && !ownAuthorization && hasStoredTokens(options.oauthStoreDir, target.href)
+        ? createMcpOAuthProvider({
+            storeDir: options.oauthStoreDir,
+            serverUrl: target.href,
+            clientVersion: options.clientVersion,
+          })
+        : undefined;
     const transport =
       kind === 'sse'
-        ? new (loadedMcpSdk().SSEClientTransport)(target, { requestInit, fetch })
+        ? new (loadedMcpSdk().SSEClientTransport)(target, {
+            requestInit,
+            fetch,
+            ...(authProvider ? { authProvider } : {}),
+          })
         : new (loadedMcpSdk().StreamableHTTPClientTransport)(target, {
             requestInit,
             fetch,
+            ...(authProvider ? { authProvider } : {}),
             reconnectionOptions: {
               maxRetries: 2,
               initialReconnectionDelay: 500,
@@ -374,8 +407,27 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     return (transport as Partial<StdioTransport>).failure ?? httpFailures.get(transport)?.failure;
   }
 
+  /** Whether a failure is a server asking for a sign-in this connection could not give. */
+  function needsSignIn(error: unknown, transport: Transport): boolean {
+    if (error instanceof McpSignInRequired || error instanceof loadedMcpSdk().UnauthorizedError) return true;
+    const httpCode = (error as { code?: unknown } | undefined)?.code;
+    return httpCode === 401 && httpFailures.get(transport)?.bearerChallenge === true;
+  }
+
+  function signInRequired(cause: unknown): ToolhostError {
+    return new ToolhostError({
+      code: 'MCP_AUTH_REQUIRED',
+      message: `MCP server "${server.name}" needs a sign-in (OAuth) that toolhost does not have or could not renew`,
+      recovery: `ask the user to run \`toolhost mcp login ${server.name}\`, then call again; retrying before that fails the same way`,
+      signature: `mcp_auth:${server.name}`,
+      details: { server: server.name, reason: 'sign_in_required', remoteDispatched: false },
+      cause,
+    });
+  }
+
   function describeConnectError(error: unknown, transport: Transport, signal: AbortSignal): ToolhostError {
     if (ToolhostError.isInstance(error) && error.code === 'MCP_CONNECT_FAILED') return error;
+    if (!signal.aborted && needsSignIn(error, transport)) return signInRequired(error);
     const stdio = transport as Partial<StdioTransport>;
     const failure = transportFailure(transport);
     if (failure) return connectFailed(failure, 'protocol', error);
@@ -945,6 +997,11 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           ),
         );
       }
+      if (needsSignIn(error, session.transport)) {
+        // The tokens ran out and could not be refreshed: the next call after a login reconnects.
+        dropSession(session, 'needs a sign-in');
+        return err(signInRequired(error));
+      }
       const stdio = session.transport as Partial<StdioTransport>;
       const failure = transportFailure(session.transport);
       if (failure) {
@@ -1031,7 +1088,14 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
 const handshakeTimeout = Symbol('handshake timeout');
 const oversizedMessage = Symbol('oversized message');
 // The bounded-fetch holder of each HTTP transport.
-const httpFailures = new WeakMap<Transport, { failure?: string }>();
+const httpFailures = new WeakMap<Transport, HttpHolder>();
+
+/** What an HTTP transport's fetch noticed: an over-large message, a Bearer challenge. */
+interface HttpHolder {
+  transport?: Transport;
+  failure?: string;
+  bearerChallenge?: boolean;
+}
 const totalTimeout = Symbol('total timeout');
 const closedWhileConnecting = Symbol('closed while connecting');
 

@@ -1,3 +1,4 @@
+import type { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type {
@@ -19,6 +20,8 @@ export interface McpSdk {
   readonly SSEClientTransport: typeof SSEClientTransport;
   readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   readonly StreamableHTTPError: typeof StreamableHTTPError;
+  /** What the HTTP transports throw when a server wants a sign-in they could not complete. */
+  readonly UnauthorizedError: typeof UnauthorizedError;
   readonly CompatibilityCallToolResultSchema: typeof CompatibilityCallToolResultSchema;
   readonly ErrorCode: typeof ErrorCode;
   readonly McpError: typeof McpError;
@@ -44,12 +47,15 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/shared/uriTemplate.js'),
-  ]).then(([client, sse, streamable, types, uriTemplate]) => {
+    // Imported by the HTTP transports anyway: no extra cost.
+    import('@modelcontextprotocol/sdk/client/auth.js'),
+  ]).then(([client, sse, streamable, types, uriTemplate, auth]) => {
     loaded = {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,
       StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
       StreamableHTTPError: streamable.StreamableHTTPError,
+      UnauthorizedError: auth.UnauthorizedError,
       CompatibilityCallToolResultSchema: types.CompatibilityCallToolResultSchema,
       ErrorCode: types.ErrorCode,
       McpError: types.McpError,

@@ -137,6 +137,12 @@ export interface CapabilityProxyOptions {
   };
   /** The working directory of stdio servers without their own `cwd`; default the host's. */
   readonly cwd?: string;
+  /**
+   * The OAuth sign-in store, `<user config dir>/mcp-oauth` (never inside a project): HTTP servers
+   * signed in to with `toolhost mcp login` use (and refresh) their tokens from here; a server that
+   * asks for a sign-in without one fails with `MCP_AUTH_REQUIRED`. Without it no tokens are used.
+   */
+  readonly oauthStoreDir?: string;
 }
 
 /** Options of {@link CapabilityProxy.clone}: a child agent's own frontend over the same servers. */

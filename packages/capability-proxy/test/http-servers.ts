@@ -37,7 +37,8 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-function makeMcpServer(counter: { calls: number }, flood: boolean): Server {
+/** The test server's MCP side (`echo`, `add_tool`, optionally `flood`), counting `tools/call`. */
+export function makeMcpServer(counter: { calls: number }, flood: boolean): Server {
   const tools = [
     {
       name: 'echo',
@@ -93,7 +94,8 @@ function makeMcpServer(counter: { calls: number }, flood: boolean): Server {
   return server;
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+/** Reads a JSON request body (undefined when empty). */
+export async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');

@@ -180,6 +180,13 @@ export const ERROR_CODES = {
     summary: 'The MCP server failed to answer the call.',
     recovery: 'retry later or choose another capability',
   },
+  MCP_AUTH_REQUIRED: {
+    kind: 'blocked',
+    summary:
+      'The MCP server needs the user to sign in (OAuth), and there is no usable sign-in; nothing was sent to the tool.',
+    recovery:
+      'ask the user to run `toolhost mcp login <server>`, then call again; retrying before that fails the same way',
+  },
   RESULT_NOT_FOUND: {
     kind: 'state',
     summary: 'No stored tool result matches that reference.',

@@ -65,6 +65,13 @@ export interface SandboxOptions {
    * Same syntax as `protectedPaths`. Default `[]` (the host passes its path policy's secret patterns).
    */
   readonly secretPaths?: readonly string[];
+  /**
+   * Absolute directories outside the roots that no sandboxed command may read or list (the host's
+   * user configuration directory: its sign-in tokens and trust store). Covered by an empty read-only
+   * tmpfs (bubblewrap) when they exist as a job starts, denied by path (Seatbelt) always. One that
+   * contains a root, or lies inside one (secret patterns cover those), is ignored. Default `[]`.
+   */
+  readonly hiddenDirectories?: readonly string[];
   /** Allow network access in `workspace_write` (never in `read_only`). Default false. */
   readonly network?: boolean;
   /** The platform to build the sandbox for. Default `process.platform`. */
@@ -266,6 +273,13 @@ export function normalizeSandboxOptions(options: SandboxOptions): Required<
     maxPlanEntries,
     protectedPaths: [...(options.protectedPaths ?? [])],
     secretPaths: [...(options.secretPaths ?? [])],
+    hiddenDirectories: (options.hiddenDirectories ?? []).filter((directory) => {
+      if (typeof directory !== 'string' || !path.isAbsolute(directory)) {
+        throw new TypeError('jobs: every sandbox hidden directory must be an absolute path');
+      }
+      const resolved = path.resolve(directory);
+      return !roots.some((root) => isInside(root, resolved) || isInside(resolved, root));
+    }),
     network: options.mode === 'read_only' ? false : options.network === true,
     platform,
     bubblewrapPath: options.bubblewrapPath,
@@ -325,6 +339,23 @@ function normalizeWritableRoots(
     if (!result.includes(real)) result.push(real);
   }
   return result;
+}
+
+/** The hidden directories that exist now, as real paths (bubblewrap can only cover what exists). */
+function existingDirectories(directories: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const directory of directories) {
+    try {
+      const real = realpathSync.native(directory);
+      if (statSync(real).isDirectory()) found.push(real);
+    } catch {
+      // Missing: nothing to read there.
+    }
+  }
+  // One inside another hidden one is covered already (a mount point there would show its name).
+  return found.filter(
+    (directory) => !found.some((other) => other !== directory && isInside(other, directory)),
+  );
 }
 
 function unavailable(message: string): { ok: false; error: JobError } {
@@ -530,6 +561,13 @@ export function createSandbox(
           }),
         )
       : [];
+    // Directories of the host's user (its configuration with the MCP sign-in tokens) hidden wherever
+    // the view would show them; one the view does not show is not visible anyway.
+    const hiddenDirectories = existingDirectories(settings.hiddenDirectories).filter((directory) =>
+      visible.some((tree) => isInside(tree, directory)),
+    );
+    const protection =
+      writableRootGuards.length > 0 ? { ...plan, readOnly: [...plan.readOnly, ...writableRootGuards] } : plan;
     const layout: BubblewrapLayout = {
       mode: settings.mode as 'read_only' | 'workspace_write',
       infoFd: 3,
@@ -540,9 +578,15 @@ export function createSandbox(
       stateDir,
       cwd,
       protection:
-        writableRootGuards.length > 0
-          ? { ...plan, readOnly: [...plan.readOnly, ...writableRootGuards] }
-          : plan,
+        hiddenDirectories.length > 0
+          ? {
+              ...protection,
+              hidden: [
+                ...protection.hidden,
+                ...hiddenDirectories.map((directory) => ({ path: directory, kind: 'directory' as const })),
+              ],
+            }
+          : protection,
       placeholders,
       ...(settings.persistentTmp ? { tmpDir: ensureTmp() } : {}),
       ...(needsEmptyFile ? { emptyFile: ensureEmptyFile() } : {}),
@@ -584,6 +628,13 @@ export function createSandbox(
       writableRoots: settings.writableRoots,
       protectedPaths: settings.protectedPaths,
       secretPaths: settings.secretPaths,
+      hiddenDirectories: settings.hiddenDirectories.map((directory) => {
+        try {
+          return realpathSync.native(directory);
+        } catch {
+          return directory;
+        }
+      }),
       network: settings.network,
       tempDir,
       stateDir,

@@ -11,6 +11,8 @@ export interface SeatbeltLayout {
   readonly protectedPaths: readonly string[];
   /** Secret patterns or absolute paths; neither readable nor writable. */
   readonly secretPaths: readonly string[];
+  /** Absolute directories outside the roots; neither readable nor writable. Default none. */
+  readonly hiddenDirectories?: readonly string[];
   /** Allow network access. Default false. */
   readonly network: boolean;
   /**
@@ -139,7 +141,10 @@ export function buildSeatbeltProfile(layout: SeatbeltLayout): string {
     pathFilters(layout.stateDir),
   ];
   lines.push(`(deny file-write* ${protectedFilters.join(' ')})`);
-  const secretFilters = patternFilters(layout.roots, layout.secretPaths);
+  const secretFilters = [
+    ...patternFilters(layout.roots, layout.secretPaths),
+    ...(layout.hiddenDirectories ?? []).map((directory) => `(subpath ${sbplString(directory)})`),
+  ];
   if (secretFilters.length > 0) lines.push(`(deny file-read* file-write* ${secretFilters.join(' ')})`);
   // The manager's private temporary directory may lie inside the (protected, secret) state directory.
   lines.push(`(allow file-read* file-write* ${pathFilters(layout.tempDir)})`);

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createJobManager, type JobManager, type SandboxMode } from '../src/index.js';
 import { manager, snapshotTree, tempDir, uniqueTag } from './helpers.js';
 
@@ -56,6 +66,45 @@ function writeAttempts(target: string, tag: number): string {
 }
 
 describe('createJobManager sandbox', () => {
+  it('hides a directory outside the roots (the user configuration directory with its sign-in tokens) from every sandboxed command, in read_only and workspace_write', async (t) => {
+    // The sandbox shows no home and a private /tmp, so the directory lies in a readable root, where
+    // the view would show it (a configuration directory under a system directory is shown the same way).
+    const shown = mkdtempSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '.hidden-probe-'));
+    t.after(() => rmSync(shown, { recursive: true, force: true }));
+    const outside = path.join(shown, 'config');
+    mkdirSync(path.join(outside, 'mcp-oauth'), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(outside, 'mcp-oauth', 'entry.json'), 'token-text-never-read\n', { mode: 0o600 });
+    const script = [
+      `cat ${outside}/mcp-oauth/entry.json`,
+      `ls -a ${outside} | tr '\\n' ' '; echo listed`,
+      `echo x > ${outside}/planted.txt`,
+      'echo finished',
+    ].join('; ');
+    for (const mode of ['read_only', 'workspace_write'] as const) {
+      const root = project(t);
+      const jobs = manager(t, mode, [root], {
+        sandbox: {
+          mode,
+          roots: [root],
+          readableRoots: [shown],
+          hiddenDirectories: [outside, path.join(outside, 'mcp-oauth')],
+        },
+      });
+      const { text } = await runText(jobs, root, script);
+      assert.match(text, /finished/, `${mode}: the script ran`);
+      assert.ok(!text.includes('token-text-never-read'), `${mode}: the token file is not readable`);
+      assert.match(text, /^\. \.\. listed$/m, `${mode}: the directory lists empty`);
+      assert.ok(!existsSync(path.join(outside, 'planted.txt')), `${mode}: nothing is written there`);
+      // Without the setting the same directory is readable (the readable root shows it).
+      const visible = project(t);
+      const open = manager(t, mode, [visible], {
+        sandbox: { mode, roots: [visible], readableRoots: [shown] },
+      });
+      const seen = await runText(open, visible, `cat ${outside}/mcp-oauth/entry.json`);
+      assert.match(seen.text, /token-text-never-read/, `${mode}: the probe itself works`);
+    }
+  });
+
   it('changes nothing anywhere in read_only, whatever tool writes (SB-2)', async (t) => {
     const root = project(t);
     const outside = project(t);
