@@ -68,6 +68,7 @@ export async function executePreparedCall(
     invocation: call.invocation,
     signal: cancel,
     sessionId: context.sessionId,
+    ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
     ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
     ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
   });

@@ -1,5 +1,6 @@
 import {
   type AnyToolDefinition,
+  type ResolvedToolPath,
   type ToolCallContext,
   ToolhostError,
   type ToolInvocation,
@@ -27,6 +28,8 @@ export interface RunToolOptions {
   readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
   /** The session the call belongs to (tools with per-agent state pick it by this). */
   readonly sessionId?: string | undefined;
+  /** The paths the permission step resolved, handed to the handler (`ToolCallContext.resolvedPaths`). */
+  readonly resolvedPaths?: readonly ResolvedToolPath[] | undefined;
   /** Overrides the tool's own `execution.timeoutMs`. */
   readonly timeoutMs?: number;
   /** Called with every handler promise still running after the call was reported (close() waits for them). */
@@ -64,6 +67,7 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     invocation: options.invocation,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.resolvedPaths === undefined ? {} : { resolvedPaths: options.resolvedPaths }),
   };
   if (options.signal?.aborted) {
     return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };

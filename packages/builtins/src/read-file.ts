@@ -102,7 +102,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
             recovery: 'pass offset and/or limit, or omit intent to read from the top',
           }),
         );
-      const target = resolveFilePath(options.pathPolicy, args.path, 'read', 'path');
+      const target = resolveFilePath(options.pathPolicy, args.path, 'read', 'path', context.resolvedPaths);
       if (!target.ok) return errorResult(target.error);
       const { path, displayPath } = target.value;
       const store = options.observationsFor(context);
