@@ -27,7 +27,7 @@ import type { GrepSearch, GrepSearchOutcome } from './grep-search.js';
 
 /** Default result limit of `grep`. */
 export const GREP_DEFAULT_LIMIT = 200;
-/** Default output budget of `grep`, under the host's 32 KiB model-visible cap. */
+/** Default output budget of `grep`'s content mode, under the host's 32 KiB model-visible cap. */
 export const GREP_DEFAULT_OUTPUT_BYTES = 28 * 1024;
 
 /** Options of {@link createGrepTool}. */
@@ -35,7 +35,10 @@ export interface GrepToolOptions {
   readonly pathPolicy: PathPolicy;
   /** The ripgrep executable to use, or `null` for the JS engine; asked once per call. */
   readonly ripgrep: () => string | null;
-  /** Most bytes of results in the model text. Default {@link GREP_DEFAULT_OUTPUT_BYTES}. */
+  /**
+   * Most bytes of matching lines (content mode) in the model text. Default
+   * {@link GREP_DEFAULT_OUTPUT_BYTES}. The files and count modes return every file up to `limit`.
+   */
   readonly outputBytes?: number;
   /** Default 30 000 ms. */
   readonly timeoutMs?: number;
@@ -107,7 +110,12 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepArg
         mode,
         limit: args.limit ?? GREP_DEFAULT_LIMIT,
         context: mode === 'content' ? (args.context ?? 0) : 0,
-        budgetBytes: outputBytes,
+        // Files and counts are one short line per file and bounded by `limit`, so their whole answer
+        // is returned: a list over the host's 32 KiB model cap is then kept whole in the session's
+        // result store and paged with session:tool_result, as glob's is (issue 25: count mode used
+        // to stop at 28 KiB, 330 of 1,645 files, with no page of the rest). Matching lines keep
+        // the byte budget.
+        budgetBytes: mode === 'content' ? outputBytes : Number.POSITIVE_INFINITY,
       });
       const search: GrepSearch = {
         root,

@@ -43,11 +43,25 @@ export interface ReadTextWindowOptions {
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
   /**
+   * Bytes this file was observed to hold and their SHA-256 (`ObservationStore.observedContent`). When
+   * the file's bytes are exactly these, the version takes this hash instead of hashing them again,
+   * and `content` is this very buffer: equal bytes have equal hashes, so nothing is assumed (no
+   * timestamp is trusted). Any difference, or a file outside the hash limit, is hashed as usual.
+   */
+  readonly knownContent?: KnownContent;
+  /**
    * Regular files up to this size on a local file system are read whole with a few synchronous calls
    * instead of thread-pool round trips, with the same guarantees and the same result. Default 256 KiB;
    * `0` turns it off.
    */
   readonly syncReadLimit?: number;
+}
+
+/** Bytes a file held and their hash (see {@link ReadTextWindowOptions.knownContent}). */
+export interface KnownContent {
+  readonly bytes: Buffer;
+  /** Hex SHA-256 of `bytes`. */
+  readonly sha256: string;
 }
 
 /** Why a window holds fewer lines than asked although more follow. */
@@ -134,13 +148,19 @@ export async function readTextWindow(
       scan(bytes.length, true),
     );
     if (!scanned.ok) return scanned;
+    const known = options.knownContent;
+    // memcmp is an order of magnitude cheaper than SHA-256, and equal bytes have the known hash.
+    const same = known !== undefined && known.bytes.length === bytes.length && known.bytes.equals(bytes);
     return {
       ok: true,
       value: {
         ...scanned.value,
         offset,
-        version: fileVersionOf(stats, bytes.length <= hashLimit ? sha256Of(bytes) : null),
-        content: bytes.length <= contentLimit ? bytes : undefined,
+        version: fileVersionOf(
+          stats,
+          bytes.length > hashLimit ? null : same ? known.sha256 : sha256Of(bytes),
+        ),
+        content: bytes.length <= contentLimit ? (same ? known.bytes : bytes) : undefined,
       },
     };
   }
@@ -150,7 +170,7 @@ export async function readTextWindow(
   const { handle, stats } = opened.value;
   try {
     const size = Number(stats.size);
-    const hash = size <= hashLimit ? createHash('sha256') : undefined;
+    const hash = size <= hashLimit ? new ChunkHash(size, options.knownContent) : undefined;
     const contentParts: Buffer[] | undefined = size <= contentLimit ? [] : undefined;
 
     const buffer = Buffer.allocUnsafe(CHUNK_BUFFER_BYTES);
@@ -172,19 +192,64 @@ export async function readTextWindow(
     if (!scanned.ok) return scanned;
     const unchanged = await confirmUnchangedWhileRead(handle, path, stats, displayPath);
     if (!unchanged.ok) return unchanged;
+    const reused = hash?.matchedKnown() === true ? options.knownContent : undefined;
     return {
       ok: true,
       value: {
         ...scanned.value,
         offset,
-        version: fileVersionOf(stats, hash ? hash.digest('hex') : null),
-        content: contentParts ? Buffer.concat(contentParts) : undefined,
+        version: fileVersionOf(stats, hash ? hash.digest() : null),
+        content: contentParts ? (reused?.bytes ?? Buffer.concat(contentParts)) : undefined,
       },
     };
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, displayPath) };
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The SHA-256 of a file read in chunks, taken from known bytes while the chunks equal them: each
+ * chunk is compared with the known bytes at its position, and only on the first difference are the
+ * bytes so far (equal to the known ones) and the rest hashed.
+ */
+class ChunkHash {
+  readonly #known: KnownContent | undefined;
+  #hash: ReturnType<typeof createHash> | undefined;
+  #position = 0;
+
+  constructor(size: number, known: KnownContent | undefined) {
+    this.#known = known !== undefined && known.bytes.length === size ? known : undefined;
+    if (this.#known === undefined) this.#hash = createHash('sha256');
+  }
+
+  update(chunk: Buffer): void {
+    const known = this.#known;
+    if (this.#hash === undefined && known !== undefined) {
+      const end = this.#position + chunk.length;
+      if (end <= known.bytes.length && known.bytes.subarray(this.#position, end).equals(chunk)) {
+        this.#position = end;
+        return;
+      }
+      this.#hash = createHash('sha256').update(known.bytes.subarray(0, this.#position));
+    }
+    this.#hash!.update(chunk);
+    this.#position += chunk.length;
+  }
+
+  /** Every chunk equalled the known bytes, and all of them were read. */
+  matchedKnown(): boolean {
+    return (
+      this.#hash === undefined && this.#known !== undefined && this.#position === this.#known.bytes.length
+    );
+  }
+
+  digest(): string {
+    if (this.matchedKnown()) return this.#known!.sha256;
+    // Fewer bytes than known (the read stopped early): hash what was read.
+    this.#hash ??= createHash('sha256').update(this.#known!.bytes.subarray(0, this.#position));
+    return this.#hash.digest('hex');
   }
 }
 
