@@ -40,8 +40,9 @@ export async function executePreparedCall(
   });
   if (permitted.error)
     return { result: { ok: false, error: permitted.error }, permission: permitted.decision };
-  const cancel = anySignal([options.signal, context.closeSignal]);
+  const { signal: cancel, release } = anySignal([options.signal, context.closeSignal]);
   if (cancel.aborted) {
+    release();
     return {
       result: {
         ok: false,
@@ -61,17 +62,22 @@ export async function executePreparedCall(
     abortable: tool.definition.execution.abortable,
   });
   const progress = options.onProgress;
-  const outcome = await runTool({
-    tool: tool.definition,
-    args: call.args,
-    callId,
-    invocation: call.invocation,
-    signal: cancel,
-    sessionId: context.sessionId,
-    ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
-    ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
-    ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
-  });
+  let outcome: Awaited<ReturnType<typeof runTool>>;
+  try {
+    outcome = await runTool({
+      tool: tool.definition,
+      args: call.args,
+      callId,
+      invocation: call.invocation,
+      signal: cancel,
+      sessionId: context.sessionId,
+      ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
+      ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
+      ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
+    });
+  } finally {
+    release();
+  }
   return { result: outcome.result, permission: permitted.decision };
 }
 
@@ -184,9 +190,30 @@ export async function finalizeExecutedCall(
   return { result: dispatched, error: result.ok ? undefined : result.error };
 }
 
-/** A signal that fires when any of the given ones does. */
-function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal {
+/**
+ * A signal that fires when any of the given ones does, and `release` to detach it from them once the
+ * call is over. By hand rather than `AbortSignal.any`, whose weakly held dependants cost a measurable
+ * part of a small call (about 2% of a read through serve); the listeners on the long-lived session
+ * signal are removed by `release`, so none accumulate.
+ */
+function anySignal(signals: readonly (AbortSignal | undefined)[]): {
+  signal: AbortSignal;
+  release: () => void;
+} {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return present[0] as AbortSignal;
-  return AbortSignal.any(present);
+  if (present.length === 1) return { signal: present[0] as AbortSignal, release: () => undefined };
+  const fired = present.find((signal) => signal.aborted);
+  if (fired) return { signal: AbortSignal.abort(fired.reason), release: () => undefined };
+  const controller = new AbortController();
+  const listeners = present.map((signal) => {
+    const listener = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', listener, { once: true });
+    return [signal, listener] as const;
+  });
+  return {
+    signal: controller.signal,
+    release: () => {
+      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener);
+    },
+  };
 }

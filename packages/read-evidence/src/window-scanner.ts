@@ -45,6 +45,10 @@ export class WindowScanner {
   /** The window's bytes so far: the accepted lines with their terminators, then the line in progress. */
   #parts: Buffer[] = [];
   #partsBytes = 0;
+  /** With stable chunks: the memory of the bytes kept last, not yet a part (see #keep). */
+  #open: ArrayBufferLike | undefined;
+  #openStart = 0;
+  #openEnd = 0;
   /** Per accepted line: where its text starts and ends in the window's bytes (CR of a CRLF excluded). */
   readonly #starts: number[] = [];
   readonly #ends: number[] = [];
@@ -95,7 +99,7 @@ export class WindowScanner {
           if (end > position) this.#lastByte = data[end - 1]!;
           // The terminator goes with the line: the window is decoded as one text and split at it.
           const stop = index === -1 ? end : index + 1;
-          if (stop > position) this.#keep(data.subarray(position, stop));
+          if (stop > position) this.#keep(data, position, stop);
         }
         if (this.#firstLineTooLong) return 'too-long';
       }
@@ -131,6 +135,7 @@ export class WindowScanner {
     const count = this.#starts.length;
     if (count === 0) return [];
     const last = this.#ends[count - 1]!;
+    this.#closeOpen();
     let bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#partsBytes);
     this.#parts = [bytes];
     // Up to the last line's own end: neither its CR nor its terminator.
@@ -155,27 +160,36 @@ export class WindowScanner {
     return decoded;
   }
 
-  /** Adds bytes of the line being scanned to the window. */
-  #keep(part: Buffer): void {
-    const previous = this.#parts.at(-1);
-    if (
-      this.#options.stableChunks &&
-      previous !== undefined &&
-      previous.buffer === part.buffer &&
-      previous.byteOffset + previous.length === part.byteOffset
-    ) {
-      // Adjacent views of one buffer (the whole small file): one longer view, no copy.
-      this.#parts[this.#parts.length - 1] = Buffer.from(
-        previous.buffer,
-        previous.byteOffset,
-        previous.length + part.length,
-      );
-    } else this.#parts.push(this.#options.stableChunks ? part : Buffer.from(part));
-    this.#partsBytes += part.length;
+  /** Adds `data[start, end)`, bytes of the line being scanned, to the window. */
+  #keep(data: Buffer, start: number, end: number): void {
+    this.#partsBytes += end - start;
+    if (!this.#options.stableChunks) {
+      this.#parts.push(Buffer.from(data.subarray(start, end)));
+      return;
+    }
+    // Stable chunks (views of the whole small file) are kept as one open range of their memory,
+    // grown while the bytes are adjacent: no view, no copy per line.
+    const from = data.byteOffset + start;
+    if (this.#open !== undefined && this.#open === data.buffer && this.#openEnd === from) {
+      this.#openEnd += end - start;
+      return;
+    }
+    this.#closeOpen();
+    this.#open = data.buffer;
+    this.#openStart = from;
+    this.#openEnd = from + end - start;
+  }
+
+  /** Turns the open range into a part. */
+  #closeOpen(): void {
+    if (this.#open === undefined) return;
+    this.#parts.push(Buffer.from(this.#open, this.#openStart, this.#openEnd - this.#openStart));
+    this.#open = undefined;
   }
 
   /** Drops the bytes of the line being scanned from the window (it does not go in). */
   #dropLine(): void {
+    this.#closeOpen();
     let excess = this.#partsBytes - this.#lineStart;
     while (excess > 0) {
       const last = this.#parts.at(-1)!;

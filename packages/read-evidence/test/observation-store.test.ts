@@ -1,4 +1,4 @@
-// Requirements cited: RE-1..RE-7, RE-16. See ../REQUIREMENTS.md.
+// Requirements cited: RE-1..RE-7, RE-16, RE-23. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { chmod, link, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -165,7 +165,7 @@ describe('createObservationStore', () => {
     );
   });
 
-  it('hands out the kept bytes with the observed hash, and nothing it did not keep (RE-6)', async (t) => {
+  it('hands out the kept bytes with the observed hash, and nothing it did not keep (RE-6, RE-23)', async (t) => {
     const directory = await tempDir(t);
     const file = join(directory, 'a.txt');
     await writeFile(file, 'kept\n');
@@ -186,7 +186,7 @@ describe('createObservationStore', () => {
     assert.equal(store.observedContent(file), undefined, 'observed absent since');
   });
 
-  it('a re-read that takes the kept hash records the bytes it read, so a change back is still stale (RE-4, issue 25)', async (t) => {
+  it('a re-read that takes the kept hash records the bytes it read, so a change back is still stale (RE-4, RE-23, issue 25)', async (t) => {
     // Read A; the file becomes B (same size, times put back); read again: the second read must
     // record B's hash, not A's. Then the file becomes A again: the agent last saw B, so it is stale.
     const file = join(await tempDir(t), 'a.txt');

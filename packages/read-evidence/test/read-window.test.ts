@@ -1,5 +1,5 @@
 // Requirements cited: RE-8 (version from the handle, confirmed after reading), RE-15, RE-17 (bounded windows),
-// RE-19 (small local files read synchronously, with the streaming read's result).
+// RE-19 (small local files read synchronously, with the streaming read's result), RE-23 (known bytes take their hash).
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
@@ -90,7 +90,7 @@ describe('readTextWindow', () => {
     assert.equal(large.hasMore, true);
   });
 
-  it('takes the hash of known bytes for a file that holds exactly them, and hashes any other bytes (issue 25)', async (t) => {
+  it('takes the hash of known bytes for a file that holds exactly them, and hashes any other bytes (RE-23, issue 25)', async (t) => {
     const directory = await tempDir(t);
     const file = join(directory, 'a.txt');
     const text = numbered(200);
@@ -111,7 +111,7 @@ describe('readTextWindow', () => {
     }
   });
 
-  it('compares a streamed multi-chunk file with known bytes chunk by chunk, hashing from the first difference (issue 25)', async (t) => {
+  it('compares a streamed multi-chunk file with known bytes chunk by chunk, hashing from the first difference (RE-23, issue 25)', async (t) => {
     const file = join(await tempDir(t), 'big.txt');
     const text = numbered(400_000);
     await writeFile(file, text);
