@@ -185,6 +185,8 @@ class Store implements ObservationStore {
 
   recordPresent(path: string, version: FileVersion, options: RecordPresentOptions = {}): void {
     const key = fileIdentityKey(version, path);
+    // Taken before the path is unlinked: unlinking the entry's only path drops its content.
+    const kept = this.#content.get(key);
     this.#unlinkPath(path);
     this.#absent.delete(path);
     let entry = this.#entries.get(key);
@@ -197,7 +199,6 @@ class Store implements ObservationStore {
     }
     entry.paths.add(path);
     this.#pathIndex.set(path, key);
-    const kept = this.#content.get(key);
     this.#dropContent(key);
     if (options.content && options.content.length <= this.contentLimit && version.sha256 !== null)
       // The store's own buffer handed back (a read found the same bytes, see observedContent) needs

@@ -1,7 +1,7 @@
 // Requirements cited: RE-1..RE-7, RE-16, RE-23. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { chmod, link, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createObservationStore, type ObservationStore, readTextWindow, sha256Of } from '../src/index.js';
 import { expectError, expectOk, tempDir } from './helpers.js';
@@ -215,6 +215,34 @@ describe('createObservationStore', () => {
     await writeFile(file, 'alpha\nbeta\n');
     await utimes(file, before.atime, before.mtime);
     assert.equal(expectError(await store.check(file)).code, 'FS_STALE_VERSION');
+  });
+
+  it('keeps the buffer a re-read of unchanged bytes hands back instead of copying it on every read (RE-23, issue 25)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'alpha\nbeta\n');
+    const store = createObservationStore({ contentBudget: 64 });
+    await observe(store, file);
+    const kept = store.observedContent(file);
+    assert.ok(kept);
+    for (let round = 0; round < 3; round += 1) {
+      const known = store.observedContent(file);
+      const window = expectOk(
+        await readTextWindow(file, {
+          hashLimit: store.hashLimit,
+          contentLimit: store.contentLimit,
+          ...(known ? { knownContent: known } : {}),
+        }),
+      );
+      assert.equal(window.content, kept.bytes, 'the read hands back the known buffer for equal bytes');
+      store.recordPresent(file, window.version, { content: window.content });
+      assert.equal(store.observedContent(file)?.bytes, kept.bytes, 'the store copied its own buffer');
+    }
+    // The budget still counts the kept bytes once: a second file that fits beside them is kept too.
+    const other = join(dirname(file), 'b.txt');
+    await writeFile(other, 'x'.repeat(40));
+    await observe(store, other);
+    assert.equal(store.observedContent(file)?.bytes, kept.bytes);
+    assert.equal(store.observedContent(other)?.bytes.length, 40);
   });
 
   it('drops the oldest retained content beyond the budget but keeps the versions', async (t) => {
