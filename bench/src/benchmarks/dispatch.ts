@@ -74,11 +74,14 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     if (!registered) throw new Error('the host has no read_file tool');
     const args = { path: 'small.txt', offset: 0, limit: WINDOW_LINES };
     const signal = new AbortController().signal;
+    // The handler alone still runs in the host's default session (its observation store).
+    const sessionId = host.defaultSession().id;
     const toolContext = (toolName: string): ToolCallContext => ({
       callId: 'bench',
       toolName,
       signal,
       invocation: { kind: 'direct' },
+      sessionId,
     });
 
     // --- validation: the contracts validator (cached, as the Host calls it) against raw ajv.

@@ -67,6 +67,8 @@ const variants: Record<string, () => Promise<unknown>> = {
       toolName: 'read_file',
       signal,
       invocation: { kind: 'direct' },
+      // The handler alone still runs in the host's default session (its observation store).
+      sessionId: host.defaultSession().id,
     }),
   'host.dispatch (audit off)': () => host.dispatch({ id: 'c', name: 'read_file', arguments: args }),
   'host.dispatch (onAudit on)': () => audited.dispatch({ id: 'c', name: 'read_file', arguments: args }),
