@@ -33,7 +33,7 @@ export interface TargetCheck {
 export interface BenchmarkResult {
   /** Stable id, used by `--only`. */
   readonly id: BenchmarkId;
-  /** The issues' numbering (1-11). */
+  /** The issues' numbering (1-12). */
   readonly number: number;
   readonly title: string;
   /** What was measured, in a sentence or two. */
@@ -58,7 +58,10 @@ export interface BenchmarkResult {
   readonly notes: readonly string[];
 }
 
-/** The ids of the benchmarks, in order (10 code-index from issue 21, 11 the shell call from issue 25, 12 serve start-up from issue 16). */
+/**
+ * The ids of the benchmarks, in order (10 code-index from issue 21, 11 the shell call from issue 25,
+ * 12 serve start-up from issue 16, 13 the peer servers from issue 25).
+ */
 export const BENCHMARK_IDS = [
   'dispatch',
   'grep',
@@ -72,6 +75,7 @@ export const BENCHMARK_IDS = [
   'code-index',
   'shell',
   'serve-start',
+  'peers',
 ] as const;
 
 /** One of {@link BENCHMARK_IDS}. */

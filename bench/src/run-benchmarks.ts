@@ -10,6 +10,7 @@ import { editBenchmark } from './benchmarks/edit.js';
 import { globBenchmark } from './benchmarks/glob.js';
 import { grepBenchmark } from './benchmarks/grep.js';
 import { jobFloodBenchmark } from './benchmarks/job-flood.js';
+import { peersBenchmark } from './benchmarks/peers.js';
 import { readWindowBenchmark } from './benchmarks/read-window.js';
 import { serveBenchmark } from './benchmarks/serve.js';
 import { shellBenchmark } from './benchmarks/shell.js';
@@ -31,6 +32,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   codeIndexBenchmark,
   shellBenchmark,
   serveStartBenchmark,
+  peersBenchmark,
 ];
 
 /** Options of {@link runBenchmarks}. */

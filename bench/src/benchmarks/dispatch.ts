@@ -243,7 +243,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           measured: `CPU time (the verdict) ${describeStats(overheadStats, 'µs')}; wall time ${describeStats(wallOverheadStats, 'µs')}`,
           met: overheadMet,
           limitedBy:
-            'what the pipeline does around every call: the path policy resolving the declared path for the permission step (a realpath; the handler resolves the path again itself), argument validation, the permission decision, audit events, result shaping (byte counting of the text) and the storm breaker. The verdict uses CPU time (user + system of the bench process) of the echo probe: on this shared machine wall time mostly measures waiting for a core, and the read_file rows swing by hundreds of µs from round to round because the read itself does.',
+            'what the pipeline does around every call: the path policy resolving the declared path for the permission step (one realpath, whose answer the handler takes instead of resolving again), argument validation, the permission decision, audit events, result shaping (byte counting of the text) and the storm breaker. The verdict uses CPU time (user + system of the bench process) of the echo probe: on this shared machine wall time mostly measures waiting for a core, and the read_file rows swing by hundreds of µs from round to round because the read itself does.',
           ...(overheadMet
             ? {}
             : {

@@ -68,7 +68,23 @@ export async function executePreparedCall(
   options: DispatchOptions,
   slot: CallSlot = { shared: false },
 ): Promise<ExecutedCall> {
-  const cancel = anySignal([options.signal, context.closeSignal]);
+  // Combined by hand and released after the call (no AbortSignal.any per call: its listeners stay
+  // on the long-lived close signal until the combined signal is collected).
+  const { signal: cancel, release } = anySignal([options.signal, context.closeSignal]);
+  try {
+    return await runCallSteps(context, call, options, slot, cancel);
+  } finally {
+    release();
+  }
+}
+
+async function runCallSteps(
+  context: PipelineContext,
+  call: ReadyCall,
+  options: DispatchOptions,
+  slot: CallSlot,
+  cancel: AbortSignal,
+): Promise<ExecutedCall> {
   const notes: string[] = [];
   const scope: ExecutionScope = { callId: call.callId, hooked: new Set(), mcpTargets: [], notes };
   let current: ReadyCall = call;
@@ -252,6 +268,7 @@ export async function executePreparedCall(
         signal: cancel,
         sessionId: context.sessionId,
         ...(options.turn ? { turn: options.turn } : {}),
+        ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
         ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
         ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
       }),
@@ -467,9 +484,30 @@ function boundNotes(notes: readonly string[] | undefined): string {
   return `${bytes.subarray(0, end).toString('utf8')}...`;
 }
 
-/** A signal that fires when any of the given ones does. */
-function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal {
+/**
+ * A signal that fires when any of the given ones does, and `release` to detach it from them once the
+ * call is over. By hand rather than `AbortSignal.any`, whose weakly held dependants cost a measurable
+ * part of a small call (about 2% of a read through serve); the listeners on the long-lived session
+ * signal are removed by `release`, so none accumulate.
+ */
+function anySignal(signals: readonly (AbortSignal | undefined)[]): {
+  signal: AbortSignal;
+  release: () => void;
+} {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return present[0] as AbortSignal;
-  return AbortSignal.any(present);
+  if (present.length === 1) return { signal: present[0] as AbortSignal, release: () => undefined };
+  const fired = present.find((signal) => signal.aborted);
+  if (fired) return { signal: AbortSignal.abort(fired.reason), release: () => undefined };
+  const controller = new AbortController();
+  const listeners = present.map((signal) => {
+    const listener = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', listener, { once: true });
+    return [signal, listener] as const;
+  });
+  return {
+    signal: controller.signal,
+    release: () => {
+      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener);
+    },
+  };
 }

@@ -1,4 +1,10 @@
-import { isErrorCode, type RegisteredTool, ToolhostError, type ToolInvocation } from '@toolhost/contracts';
+import {
+  isErrorCode,
+  type RegisteredTool,
+  type ResolvedToolPath,
+  ToolhostError,
+  type ToolInvocation,
+} from '@toolhost/contracts';
 import {
   decidePermission,
   type PermissionDecision,
@@ -18,6 +24,11 @@ import { USE_CAPABILITY } from './select-surface.js';
 export interface Permitted {
   readonly decision: PermissionDecision;
   readonly error?: ToolhostError;
+  /**
+   * The path arguments as the path policy resolved them, for the handler (`ToolCallContext.resolvedPaths`),
+   * so that a call costs one resolution (one realpath) per path, not two.
+   */
+  readonly resolvedPaths?: readonly ResolvedToolPath[];
 }
 
 /** What the permission step knows about the call besides the tool's facts. */
@@ -66,6 +77,7 @@ export async function permitCall(
   const { audit } = context;
   const permission = input.tool?.definition.permission;
   const paths: ResolvedPathTarget[] = [];
+  const resolvedPaths: ResolvedToolPath[] = [];
   let pathDenial: { code: string; message: string; argument: string } | undefined;
   let subject = input.subject;
   let preview = input.preview;
@@ -98,6 +110,16 @@ export async function permitCall(
           displayPath: resolved.displayPath,
           access: target.access,
         });
+        if (typeof resolved.exists === 'boolean')
+          resolvedPaths.push({
+            argument: target.argument,
+            input: target.path,
+            access: target.access,
+            path: resolved.path,
+            displayPath: resolved.displayPath,
+            exists: resolved.exists,
+            resolvedBy: context.pathPolicy,
+          });
       }
       subject ??= permission.subject?.(input.args);
       preview ??= permission.preview?.(input.args);
@@ -150,9 +172,9 @@ export async function permitCall(
         }
       : {}),
   });
-  if (decision.type === 'allow') return { decision };
+  if (decision.type === 'allow') return { decision, resolvedPaths };
   if (decision.type === 'deny') return { decision, error: denialError(decision, facts.name) };
-  return askPerson(context, facts, decision, {
+  const asked = await askPerson(context, facts, decision, {
     callId: input.callId,
     invocation: input.invocation,
     subject,
@@ -160,6 +182,8 @@ export async function permitCall(
     paths,
     signal: input.signal,
   });
+  // An approved call reads and writes what the person was shown.
+  return asked.error ? asked : { ...asked, resolvedPaths };
 }
 
 /** The error of a deny decision, with the policy's own code when it is one of the contract's. */

@@ -18,7 +18,13 @@ export const MAX_PARALLEL_CALLS = 8;
 
 /** A path decision as the path policy returns it (structural, so any policy with this shape fits). */
 export type PathResolution =
-  | { readonly ok: true; readonly path: string; readonly displayPath: string }
+  | {
+      readonly ok: true;
+      readonly path: string;
+      readonly displayPath: string;
+      /** Whether the target existed; a policy that says so lets the handler use this resolution. */
+      readonly exists?: boolean;
+    }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
 /** The path policy seen from the pipeline. */

@@ -1,5 +1,6 @@
 import {
   type AnyToolDefinition,
+  type ResolvedToolPath,
   type ToolCallContext,
   ToolhostError,
   type ToolInvocation,
@@ -30,6 +31,8 @@ export interface RunToolOptions {
   readonly sessionId?: string | undefined;
   /** Who started the call's turn (the session tools' authority); absent means a person's turn. */
   readonly turn?: TurnOrigin | undefined;
+  /** The paths the permission step resolved, handed to the handler (`ToolCallContext.resolvedPaths`). */
+  readonly resolvedPaths?: readonly ResolvedToolPath[] | undefined;
   /** Overrides the tool's own `execution.timeoutMs`. */
   readonly timeoutMs?: number;
   /** Called with every handler promise still running after the call was reported (close() waits for them). */
@@ -68,6 +71,7 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ...(options.turn === undefined ? {} : { turn: options.turn }),
+    ...(options.resolvedPaths === undefined ? {} : { resolvedPaths: options.resolvedPaths }),
   };
   if (options.signal?.aborted) {
     return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };

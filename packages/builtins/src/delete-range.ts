@@ -103,7 +103,7 @@ export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToo
       preview: (args) => `delete_range ${args.path}`,
     },
     async execute(args: DeleteRangeArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
       if (!target.ok) return errorResult(target.error);
       const { displayPath } = target.value;
       const inclusive = args.inclusive ?? true;

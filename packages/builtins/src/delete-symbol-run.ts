@@ -171,7 +171,7 @@ export function createDeleteSymbolExecutor(
 ): (args: DeleteSymbolArguments, context: ToolCallContext) => Promise<ToolResult> {
   const { limits } = options;
   return async (args: DeleteSymbolArguments, context: ToolCallContext): Promise<ToolResult> => {
-    const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+    const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
     if (!target.ok) return errorResult(target.error);
     const { displayPath } = target.value;
     const language = languageOfPath(target.value.path);

@@ -51,7 +51,7 @@ export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       preview: (args) => `edit_file ${args.path}`,
     },
     async execute(args: EditFileArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
       if (!target.ok) return errorResult(target.error);
       const { displayPath } = target.value;
       const outcome = await mutateTextFile(

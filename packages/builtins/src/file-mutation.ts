@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { errorResult, ToolhostError, type ToolResult } from '@toolhost/contracts';
+import { errorResult, type ResolvedToolPath, ToolhostError, type ToolResult } from '@toolhost/contracts';
 import type { PinnedTarget } from '@toolhost/path-policy';
 import {
   type CommitCheck,
@@ -57,16 +57,30 @@ export function messageNameOf(displayPath: string, exists: boolean, argument: st
 }
 
 /**
- * Resolves a path argument through the path policy. Every file tool calls this first, even though
- * the host's permission step ran the policy too: the tool needs the real path, and the answer must
- * come from the same policy the writer re-checks.
+ * Resolves a path argument through the path policy. Every file tool calls this first. When the
+ * host's permission step already asked this very policy the same question (the same argument, input
+ * string and access: `context.resolvedPaths`, compared by the policy's identity), its answer is used
+ * instead of a second realpath; anything else is resolved here. Either way the answer comes from the
+ * policy the tool pins and re-checks with, and the tool still pins the directory (`pinFilePath`)
+ * before touching the file, so an answer a moment old cannot be raced into another directory.
  */
 export function resolveFilePath(
   policy: FilePathPolicy,
   input: string,
   access: 'read' | 'write',
   argument: string,
+  handed?: readonly ResolvedToolPath[],
 ): { ok: true; value: ResolvedFilePath } | { ok: false; error: ToolhostError } {
+  const known = handedResolution(policy, input, access, argument, handed);
+  if (known !== undefined)
+    return {
+      ok: true,
+      value: {
+        path: known.path,
+        displayPath: known.displayPath,
+        messageName: messageNameOf(known.displayPath, known.exists, argument),
+      },
+    };
   const resolved = policy.resolve(input, { access, argument });
   if (!resolved.ok) return { ok: false, error: pathError(resolved.error, argument) };
   return {
@@ -77,6 +91,30 @@ export function resolveFilePath(
       messageName: messageNameOf(resolved.displayPath, resolved.exists, argument),
     },
   };
+}
+
+/**
+ * The permission step's resolution of exactly this question, if it made one. A blank input is never
+ * taken from it: the permission step resolves a blank path as the tool's default (`.`), while a file
+ * tool refuses it.
+ */
+function handedResolution(
+  policy: FilePathPolicy,
+  input: string,
+  access: 'read' | 'write',
+  argument: string,
+  handed: readonly ResolvedToolPath[] | undefined,
+): ResolvedToolPath | undefined {
+  if (handed === undefined || typeof input !== 'string' || input.trim() === '') return undefined;
+  for (const entry of handed)
+    if (
+      entry.resolvedBy === policy &&
+      entry.argument === argument &&
+      entry.access === access &&
+      entry.input === input
+    )
+      return entry;
+  return undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ export interface GrepCollectorOptions {
   readonly limit: number;
   /** Context lines around each match (content mode). */
   readonly context: number;
-  /** Stop collecting once this many output bytes are held (the output is cut to fit later). */
+  /** Stop collecting once this many output bytes are held (the output is cut to fit later); `Infinity`: no budget. */
   readonly budgetBytes: number;
 }
 

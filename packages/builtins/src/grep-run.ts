@@ -53,7 +53,12 @@ export async function runGrepCall(
     mode,
     limit: args.limit ?? GREP_DEFAULT_LIMIT,
     context: mode === 'content' ? (args.context ?? 0) : 0,
-    budgetBytes: outputBytes,
+    // Files and counts are one short line per file and bounded by `limit`, so their whole answer
+    // is returned: a list over the host's 32 KiB model cap is then kept whole in the session's
+    // result store and paged with session:tool_result, as glob's is (issue 25: count mode used
+    // to stop at 28 KiB, 330 of 1,645 files, with no page of the rest). Matching lines keep
+    // the byte budget.
+    budgetBytes: mode === 'content' ? outputBytes : Number.POSITIVE_INFINITY,
   });
   const search: GrepSearch = {
     root,

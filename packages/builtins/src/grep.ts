@@ -12,7 +12,7 @@ import { grepArgumentsSchema } from './discovery-schemas.generated.js';
 
 /** Default result limit of `grep`. */
 export const GREP_DEFAULT_LIMIT = 200;
-/** Default output budget of `grep`, under the host's 32 KiB model-visible cap. */
+/** Default output budget of `grep`'s content mode, under the host's 32 KiB model-visible cap. */
 export const GREP_DEFAULT_OUTPUT_BYTES = 28 * 1024;
 
 /** Options of {@link createGrepTool}. */
@@ -20,7 +20,10 @@ export interface GrepToolOptions {
   readonly pathPolicy: PathPolicy;
   /** The ripgrep executable to use, or `null` for the JS engine; asked once per call. */
   readonly ripgrep: () => string | null;
-  /** Most bytes of results in the model text. Default {@link GREP_DEFAULT_OUTPUT_BYTES}. */
+  /**
+   * Most bytes of matching lines (content mode) in the model text. Default
+   * {@link GREP_DEFAULT_OUTPUT_BYTES}. The files and count modes return every file up to `limit`.
+   */
   readonly outputBytes?: number;
   /** Default 30 000 ms. */
   readonly timeoutMs?: number;

@@ -42,9 +42,21 @@ export function createMoveFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       preview: (args) => `move_file ${args.source} -> ${args.destination}`,
     },
     async execute(args: MoveFileArguments, context) {
-      const source = resolveFilePath(options.pathPolicy, args.source, 'write', 'source');
+      const source = resolveFilePath(
+        options.pathPolicy,
+        args.source,
+        'write',
+        'source',
+        context.resolvedPaths,
+      );
       if (!source.ok) return errorResult(source.error);
-      const destination = resolveFilePath(options.pathPolicy, args.destination, 'write', 'destination');
+      const destination = resolveFilePath(
+        options.pathPolicy,
+        args.destination,
+        'write',
+        'destination',
+        context.resolvedPaths,
+      );
       if (!destination.ok) return errorResult(destination.error);
       const to = destination.value;
       const store = options.observationsFor(context);

@@ -35,7 +35,7 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
       preview: (args) => `multi_edit ${args.path} (${args.edits.length} edits)`,
     },
     async execute(args: MultiEditArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
       if (!target.ok) return errorResult(target.error);
       const { displayPath } = target.value;
       // Check every step's arguments before touching the file (MEDIT-2).

@@ -147,7 +147,7 @@ export function createNotebookEditExecutor(
         `edit_mode=${mode} needs the cell: cell_number or cell_id`,
         'read the notebook with read_file to see the cell numbers and ids',
       );
-    const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+    const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
     if (!target.ok) return errorResult(target.error);
     const { displayPath } = target.value;
     if (!isNotebookPath(target.value.path))

@@ -53,7 +53,7 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
       preview: (args) => `write_file ${args.path} (${Buffer.byteLength(args.content)} bytes)`,
     },
     async execute(args: WriteFileArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path');
+      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
       if (!target.ok) return errorResult(target.error);
       const { path, displayPath } = target.value;
       const store = options.observationsFor(context);

@@ -346,6 +346,37 @@ describe('createGrepTool', () => {
         assert.deepEqual(resultLines(tiny), [`budget/b.txt:1: ${lines[0]}`]);
       });
 
+      it('returns every file of the count and files modes up to the limit, past the 28 KiB content budget (issue 25)', async () => {
+        // 1,645 matching files under long names: about 90 KiB of `path:count` lines, which count
+        // mode used to stop at 28 KiB (330 files) with nothing to page.
+        const entries: Record<string, string> = {};
+        for (let index = 0; index < 1645; index++)
+          entries[`many/directory-${String(index).padStart(4, '0')}/a-file-with-a-long-name-${index}.txt`] =
+            'needle\nneedle\n';
+        await writeTree(tree.root, entries);
+        const expected = Object.keys(entries).sort();
+        const counted = okText(
+          await grep({ pattern: 'needle', path: 'many', output_mode: 'count', limit: 2000 }),
+        );
+        assert.ok(Buffer.byteLength(counted) > 64 * 1024, 'the whole answer, beyond the model cap');
+        assert.deepEqual(
+          resultLines(counted),
+          expected.map((file) => `${file}:2`),
+        );
+        assert.doesNotMatch(counted, /Output cut/);
+        const files = okText(
+          await grep({ pattern: 'needle', path: 'many', output_mode: 'files_with_matches', limit: 2000 }),
+        );
+        assert.deepEqual(resultLines(files), expected);
+        assert.doesNotMatch(files, /Output cut/);
+        // The limit still bounds the answer, and says so.
+        const limited = okText(
+          await grep({ pattern: 'needle', path: 'many', output_mode: 'count', limit: 1000 }),
+        );
+        assert.equal(resultLines(limited).length, 1000);
+        assert.match(limited, /\[Result limit reached: showing the first 1000 files; more exist\./);
+      });
+
       it('returns ABORTED or the host error when the signal fires before or during the search', async () => {
         const controller = new AbortController();
         controller.abort();

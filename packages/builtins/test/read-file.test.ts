@@ -5,6 +5,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createObservationStore, encodeText } from '@toolhost/read-evidence';
+import { formatReadWindow } from '../src/read-file.js';
 import { errorOf, fileTools, numberedLines, okText } from './file-helpers.js';
 
 function gbk(text: string): Buffer {
@@ -26,6 +27,40 @@ describe('read_file', () => {
       '[PARTIAL view: showing lines 1-2000 of 2500; pass offset=2000 to continue. A partial window may be sufficient for local work.]',
     );
     assert.equal(lines.length, 2001);
+  });
+
+  it('numbers every window like padStart to the widest number, across 9/10, 99/100 and 999/1000 (READ-2)', () => {
+    for (const [offset, count] of [
+      [0, 1],
+      [0, 9],
+      [0, 10],
+      [5, 10],
+      [8, 3],
+      [95, 10],
+      [990, 20],
+      [9998, 4],
+      [123_456, 2],
+    ] as const) {
+      const lines = Array.from({ length: count }, (_, index) => `text ${index} →`);
+      const width = String(offset + count).length;
+      const expected = lines
+        .map((line, index) => `${String(offset + index + 1).padStart(width)}→${line}`)
+        .join('\n');
+      const text = formatReadWindow(
+        {
+          lines,
+          offset,
+          totalLines: offset + count,
+          hasMore: false,
+          cut: undefined,
+          encoding: { name: 'utf-8', bom: false },
+          version: { size: 0, mtimeNs: '0', ctimeNs: '0', mode: 0, ino: '0', dev: '0', sha256: null },
+          content: undefined,
+        },
+        'a.txt',
+      );
+      assert.equal(text, expected, `offset ${offset}, ${count} lines`);
+    }
   });
 
   it('treats offset as lines skipped: offset=10, limit=5 on 100 lines shows 11-15 and says pass offset=15 (READ-2)', async (t) => {

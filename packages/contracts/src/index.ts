@@ -61,6 +61,7 @@ export {
   type ModelTool,
   outputText,
   type PathAccess,
+  type ResolvedToolPath,
   type ResultShape,
   TOOL_GROUPS,
   type ToolAnnotations,

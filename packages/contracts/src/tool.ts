@@ -99,6 +99,35 @@ export interface ToolCallContext {
   readonly sessionId?: string;
   /** Who started the turn of this call; absent means a person's direct turn. */
   readonly turn?: TurnOrigin;
+  /**
+   * The paths the host's permission step already resolved for this call (see {@link ResolvedToolPath}),
+   * so a handler can use that resolution instead of resolving the same argument a second time.
+   */
+  readonly resolvedPaths?: readonly ResolvedToolPath[];
+}
+
+/**
+ * A path argument as the permission step resolved it through a path policy, handed to the handler.
+ * A handler may use it in place of its own `resolve` only when it asks exactly the same question:
+ * the same argument, the same input string, the same access, and `resolvedBy` is the policy object
+ * the handler itself would ask. Anything the handler does with the path afterwards (pinning the
+ * directory, re-checking it right before a commit) it still does: a resolution is a decision about
+ * a moment, not a hold on the file system.
+ */
+export interface ResolvedToolPath {
+  /** The argument the path came from. */
+  readonly argument: string;
+  /** The input exactly as the call gave it. */
+  readonly input: string | undefined;
+  readonly access: 'read' | 'write' | 'list';
+  /** The real absolute path the policy resolved. */
+  readonly path: string;
+  /** The path as shown to the model. */
+  readonly displayPath: string;
+  /** Whether the target existed when it was resolved. */
+  readonly exists: boolean;
+  /** The policy that resolved it (compared by identity). */
+  readonly resolvedBy: object;
 }
 
 /** One block of a tool's output. */

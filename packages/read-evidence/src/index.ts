@@ -60,6 +60,7 @@ export {
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_MAX_WINDOW_BYTES,
   DEFAULT_WINDOW_LINES,
+  type KnownContent,
   type ReadTextWindowOptions,
   readTextWindow,
   type TextWindow,

@@ -86,6 +86,13 @@ export interface ObservationStore {
   readonly size: number;
   /** What the store knows about a real path (through the path index). */
   lookup(path: string): Observation;
+  /**
+   * The bytes kept with the observation of a real path (files within the content limit) and the
+   * SHA-256 of its version, for a reader that takes that hash for equal bytes instead of hashing
+   * them again (`readTextWindow`'s `knownContent`). `undefined` when no content is kept. The buffer
+   * belongs to the store: never modify it.
+   */
+  observedContent(path: string): { readonly bytes: Buffer; readonly sha256: string } | undefined;
   /** Records that a real path holds this version (a read window, or a write of ours). */
   recordPresent(path: string, version: FileVersion, options?: RecordPresentOptions): void;
   /** Records that a real path was looked at and did not exist. */
@@ -167,8 +174,19 @@ class Store implements ObservationStore {
     return { state: 'unseen' };
   }
 
+  observedContent(path: string): { readonly bytes: Buffer; readonly sha256: string } | undefined {
+    const key = this.#pathIndex.get(path);
+    if (key === undefined) return undefined;
+    const entry = this.#entries.get(key);
+    const bytes = this.#content.get(key);
+    if (entry === undefined || bytes === undefined || entry.version.sha256 === null) return undefined;
+    return { bytes, sha256: entry.version.sha256 };
+  }
+
   recordPresent(path: string, version: FileVersion, options: RecordPresentOptions = {}): void {
     const key = fileIdentityKey(version, path);
+    // Taken before the path is unlinked: unlinking the entry's only path drops its content.
+    const kept = this.#content.get(key);
     this.#unlinkPath(path);
     this.#absent.delete(path);
     let entry = this.#entries.get(key);
@@ -183,7 +201,9 @@ class Store implements ObservationStore {
     this.#pathIndex.set(path, key);
     this.#dropContent(key);
     if (options.content && options.content.length <= this.contentLimit && version.sha256 !== null)
-      this.#keepContent(key, Buffer.from(options.content));
+      // The store's own buffer handed back (a read found the same bytes, see observedContent) needs
+      // no copy: nothing outside the store writes to it.
+      this.#keepContent(key, options.content === kept ? kept : Buffer.from(options.content));
   }
 
   recordAbsent(path: string): void {

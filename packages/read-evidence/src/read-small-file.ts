@@ -1,13 +1,4 @@
-import {
-  type BigIntStats,
-  closeSync,
-  fstatSync,
-  openSync,
-  readSync,
-  type Stats,
-  statfsSync,
-  statSync,
-} from 'node:fs';
+import { type BigIntStats, closeSync, fstatSync, openSync, readSync, statfsSync, statSync } from 'node:fs';
 import { type EvidenceResult, evidenceFailure, fsErrorToEvidence } from './errors.js';
 import {
   changedWhileReadFailure,
@@ -84,16 +75,20 @@ export function isLocalFileSystem(path: string, device: number): boolean {
 
 /**
  * Reads a small regular file whole with synchronous calls, keeping every guarantee of the streaming
- * reads (see {@link readWholeFileSync}), when the fast path applies: a stat of the path (before
- * opening) shows a regular file within `limit` on a local file system ({@link isLocalFileSystem}).
+ * reads (see {@link readWholeFileSync}), when the fast path applies: the file opened (with the
+ * streaming path's flags) is a regular file within `limit` on a local file system
+ * ({@link isLocalFileSystem}), by the stat of its descriptor.
  *
  * Why synchronous: for a file of a few KiB each `fs.promises` call is a round trip through the libuv
- * thread pool that costs far more than the system call itself; stat, open, fstat, read, fstat, stat
- * and close done in place take a few microseconds in all, which is also all the event loop is held.
+ * thread pool that costs far more than the system call itself; open, fstat, read, fstat, stat and
+ * close done in place take a few microseconds in all, which is also all the event loop is held. The
+ * file is opened first and judged by its descriptor (no stat of the path before), so the decision
+ * and the read are about the same file.
  *
  * Returns `undefined` when the fast path does not apply, and the caller reads with the streaming
- * path instead (which also produces every error of a path that is missing, not a file, or not
- * readable).
+ * path instead (which also produces the errors of a path that is missing, not a file, or on another
+ * file system). A path that cannot be opened for another reason (a symbolic link at the final
+ * component, access denied) gets its error here, as the streaming open would give it.
  *
  * Errors: those of {@link readWholeFileSync}.
  */
@@ -102,15 +97,24 @@ export function readSmallFileSync(
   options: ReadSmallFileOptions,
 ): EvidenceResult<SmallFile> | undefined {
   if (!(options.limit > 0)) return undefined;
-  let before: Stats | undefined;
+  let descriptor: number;
   try {
-    before = statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
+    descriptor = openSync(path, READ_OPEN_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return { ok: false, error: fsErrorToEvidence(error, options.displayPath) };
   }
-  if (!before?.isFile() || before.size > options.limit || !isLocalFileSystem(path, before.dev))
-    return undefined;
-  return readWholeFileSync(path, options);
+  try {
+    const stats = fstatSync(descriptor, { bigint: true });
+    if (!stats.isFile() || stats.size > BigInt(options.limit) || !isLocalFileSystem(path, Number(stats.dev)))
+      return undefined;
+    return readOpenFileSync(descriptor, stats, path, options);
+  } catch (error) {
+    return { ok: false, error: fsErrorToEvidence(error, options.displayPath) };
+  } finally {
+    closeQuietly(descriptor);
+  }
 }
 
 /**
@@ -130,7 +134,7 @@ export function readWholeFileSync(
   path: string,
   options: ReadSmallFileOptions,
 ): EvidenceResult<SmallFile> | undefined {
-  const { displayPath, limit } = options;
+  const { displayPath } = options;
   let descriptor: number;
   try {
     descriptor = openSync(path, READ_OPEN_FLAGS);
@@ -141,32 +145,47 @@ export function readWholeFileSync(
     const stats = fstatSync(descriptor, { bigint: true });
     const notFile = notRegularFileFailure(stats, displayPath);
     if (notFile) return notFile;
-    const size = Number(stats.size);
-    if (size > limit) return undefined;
-    if (options.signal?.aborted)
-      return evidenceFailure('ABORTED', `reading ${displayPath} was cancelled`, {
-        recovery: 'retry if still needed',
-      });
-    // One byte of room beyond the size: a file that grew since the stat fills it. A regular file
-    // reads whole in one call; only a short read before the size is reached loops.
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let length = 0;
-    do {
-      const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    } while (length < size);
-    if (!unchangedSince(stats, descriptor, path)) return changedWhileReadFailure(displayPath);
-    if (length !== size) return undefined;
-    return { ok: true, value: { bytes: buffer.subarray(0, size), stats } };
+    return readOpenFileSync(descriptor, stats, path, options);
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, displayPath) };
   } finally {
-    try {
-      closeSync(descriptor);
-    } catch {
-      // Closing a read-only descriptor cannot lose data; the streaming path ignores it too.
-    }
+    closeQuietly(descriptor);
+  }
+}
+
+/** The rest of the protocol on an open regular file whose descriptor's stat is `stats`. */
+function readOpenFileSync(
+  descriptor: number,
+  stats: BigIntStats,
+  path: string,
+  options: ReadSmallFileOptions,
+): EvidenceResult<SmallFile> | undefined {
+  const { displayPath, limit } = options;
+  const size = Number(stats.size);
+  if (size > limit) return undefined;
+  if (options.signal?.aborted)
+    return evidenceFailure('ABORTED', `reading ${displayPath} was cancelled`, {
+      recovery: 'retry if still needed',
+    });
+  // One byte of room beyond the size: a file that grew since the stat fills it. A regular file
+  // reads whole in one call; only a short read before the size is reached loops.
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let length = 0;
+  do {
+    const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  } while (length < size);
+  if (!unchangedSince(stats, descriptor, path)) return changedWhileReadFailure(displayPath);
+  if (length !== size) return undefined;
+  return { ok: true, value: { bytes: buffer.subarray(0, size), stats } };
+}
+
+function closeQuietly(descriptor: number): void {
+  try {
+    closeSync(descriptor);
+  } catch {
+    // Closing a read-only descriptor cannot lose data; the streaming path ignores it too.
   }
 }
 

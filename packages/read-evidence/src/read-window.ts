@@ -11,6 +11,7 @@ import {
 import { DEFAULT_SYNC_READ_LIMIT, readSmallFileSync } from './read-small-file.js';
 import { confirmUnchangedWhileRead, openRegularFile } from './read-snapshot.js';
 import { bomLength, detectTextEncoding, ENCODING_SAMPLE_BYTES, type TextEncoding } from './text-codec.js';
+import { WindowScanner } from './window-scanner.js';
 
 /** Default number of lines in a window (2000). */
 export const DEFAULT_WINDOW_LINES = 2000;
@@ -42,11 +43,25 @@ export interface ReadTextWindowOptions {
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
   /**
+   * Bytes this file was observed to hold and their SHA-256 (`ObservationStore.observedContent`). When
+   * the file's bytes are exactly these, the version takes this hash instead of hashing them again,
+   * and `content` is this very buffer: equal bytes have equal hashes, so nothing is assumed (no
+   * timestamp is trusted). Any difference, or a file outside the hash limit, is hashed as usual.
+   */
+  readonly knownContent?: KnownContent;
+  /**
    * Regular files up to this size on a local file system are read whole with a few synchronous calls
    * instead of thread-pool round trips, with the same guarantees and the same result. Default 256 KiB;
    * `0` turns it off.
    */
   readonly syncReadLimit?: number;
+}
+
+/** Bytes a file held and their hash (see {@link ReadTextWindowOptions.knownContent}). */
+export interface KnownContent {
+  readonly bytes: Buffer;
+  /** Hex SHA-256 of `bytes`. */
+  readonly sha256: string;
 }
 
 /** Why a window holds fewer lines than asked although more follow. */
@@ -133,13 +148,19 @@ export async function readTextWindow(
       scan(bytes.length, true),
     );
     if (!scanned.ok) return scanned;
+    const known = options.knownContent;
+    // memcmp is an order of magnitude cheaper than SHA-256, and equal bytes have the known hash.
+    const same = known !== undefined && known.bytes.length === bytes.length && known.bytes.equals(bytes);
     return {
       ok: true,
       value: {
         ...scanned.value,
         offset,
-        version: fileVersionOf(stats, bytes.length <= hashLimit ? sha256Of(bytes) : null),
-        content: bytes.length <= contentLimit ? bytes : undefined,
+        version: fileVersionOf(
+          stats,
+          bytes.length > hashLimit ? null : same ? known.sha256 : sha256Of(bytes),
+        ),
+        content: bytes.length <= contentLimit ? (same ? known.bytes : bytes) : undefined,
       },
     };
   }
@@ -149,7 +170,7 @@ export async function readTextWindow(
   const { handle, stats } = opened.value;
   try {
     const size = Number(stats.size);
-    const hash = size <= hashLimit ? createHash('sha256') : undefined;
+    const hash = size <= hashLimit ? new ChunkHash(size, options.knownContent) : undefined;
     const contentParts: Buffer[] | undefined = size <= contentLimit ? [] : undefined;
 
     const buffer = Buffer.allocUnsafe(CHUNK_BUFFER_BYTES);
@@ -171,19 +192,64 @@ export async function readTextWindow(
     if (!scanned.ok) return scanned;
     const unchanged = await confirmUnchangedWhileRead(handle, path, stats, displayPath);
     if (!unchanged.ok) return unchanged;
+    const reused = hash?.matchedKnown() === true ? options.knownContent : undefined;
     return {
       ok: true,
       value: {
         ...scanned.value,
         offset,
-        version: fileVersionOf(stats, hash ? hash.digest('hex') : null),
-        content: contentParts ? Buffer.concat(contentParts) : undefined,
+        version: fileVersionOf(stats, hash ? hash.digest() : null),
+        content: contentParts ? (reused?.bytes ?? Buffer.concat(contentParts)) : undefined,
       },
     };
   } catch (error) {
     return { ok: false, error: fsErrorToEvidence(error, displayPath) };
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The SHA-256 of a file read in chunks, taken from known bytes while the chunks equal them: each
+ * chunk is compared with the known bytes at its position, and only on the first difference are the
+ * bytes so far (equal to the known ones) and the rest hashed.
+ */
+class ChunkHash {
+  readonly #known: KnownContent | undefined;
+  #hash: ReturnType<typeof createHash> | undefined;
+  #position = 0;
+
+  constructor(size: number, known: KnownContent | undefined) {
+    this.#known = known !== undefined && known.bytes.length === size ? known : undefined;
+    if (this.#known === undefined) this.#hash = createHash('sha256');
+  }
+
+  update(chunk: Buffer): void {
+    const known = this.#known;
+    if (this.#hash === undefined && known !== undefined) {
+      const end = this.#position + chunk.length;
+      if (end <= known.bytes.length && known.bytes.subarray(this.#position, end).equals(chunk)) {
+        this.#position = end;
+        return;
+      }
+      this.#hash = createHash('sha256').update(known.bytes.subarray(0, this.#position));
+    }
+    this.#hash!.update(chunk);
+    this.#position += chunk.length;
+  }
+
+  /** Every chunk equalled the known bytes, and all of them were read. */
+  matchedKnown(): boolean {
+    return (
+      this.#hash === undefined && this.#known !== undefined && this.#position === this.#known.bytes.length
+    );
+  }
+
+  digest(): string {
+    if (this.matchedKnown()) return this.#known!.sha256;
+    // Fewer bytes than known (the read stopped early): hash what was read.
+    this.#hash ??= createHash('sha256').update(this.#known!.bytes.subarray(0, this.#position));
+    return this.#hash.digest('hex');
   }
 }
 
@@ -220,7 +286,7 @@ async function scanChunks(
   const transcoder = encoding.name.startsWith('utf-16') ? new TextDecoder(encoding.name) : undefined;
   const toScanBytes = (bytes: Buffer, end: boolean): Buffer =>
     transcoder ? Buffer.from(transcoder.decode(bytes, { stream: !end }), 'utf8') : bytes;
-  const decodeLine = (bytes: Buffer): string => {
+  const decode = (bytes: Buffer): string => {
     if (transcoder || encoding.name === 'utf-8') return bytes.toString('utf8');
     return iconv.decode(bytes, encoding.name, { stripBOM: false });
   };
@@ -235,7 +301,7 @@ async function scanChunks(
     maxLineBytes: settings.maxLineBytes,
     maxWindowBytes: settings.maxWindowBytes,
     terminator: lineTerminatorOf(first),
-    decodeLine,
+    decode,
     countToEnd: settings.countToEnd,
     // Transcoded UTF-16 is a fresh buffer per chunk, so it is stable too.
     stableChunks: settings.stableChunks || transcoder !== undefined,
@@ -275,149 +341,4 @@ function lineTerminatorOf(sample: Buffer): number {
   const cr = sample.indexOf(0x0d);
   if (cr !== -1 && (lf === -1 || cr < lf) && sample[cr + 1] !== 0x0a && cr + 1 < sample.length) return 0x0d;
   return 0x0a;
-}
-
-interface ScannerOptions {
-  readonly offset: number;
-  readonly limit: number;
-  readonly maxLineBytes: number;
-  readonly maxWindowBytes: number;
-  readonly terminator: number;
-  readonly decodeLine: (bytes: Buffer) => string;
-  readonly countToEnd: boolean;
-  /** The pushed buffers are never reused, so a line's bytes can be kept as views instead of copies. */
-  readonly stableChunks: boolean;
-}
-
-type ScanState = 'continue' | 'window-done' | 'too-long';
-
-/**
- * Splits a byte stream (UTF-8 or an ASCII-compatible legacy encoding, where LF and CR bytes never
- * occur inside a multi-byte character) into lines, keeping only the window's. Hand-written instead of
- * node:readline so lines outside the window are counted with Buffer#indexOf (memchr) and never
- * turned into strings, which is what makes a 1 GB scan fast and small.
- */
-class WindowScanner {
-  readonly #options: ScannerOptions;
-  readonly #windowEnd: number;
-  readonly #lines: string[] = [];
-  /** 0-based index of the line being scanned. */
-  #lineIndex = 0;
-  /** Bytes of the line being scanned so far. */
-  #pendingBytes = 0;
-  #parts: Buffer[] = [];
-  #partBytes = 0;
-  #windowBytes = 0;
-  #tooLong = false;
-  #firstLineTooLong = false;
-  /** The window is complete (full, or cut by a limit). */
-  #done = false;
-  #cut: WindowCut | undefined;
-  /** A line after the window is known to exist. */
-  #seenAfterWindow = false;
-
-  constructor(options: ScannerOptions) {
-    this.#options = options;
-    this.#windowEnd = options.offset + options.limit;
-  }
-
-  #collecting(): boolean {
-    return !this.#done && this.#lineIndex >= this.#options.offset;
-  }
-
-  push(data: Buffer): ScanState {
-    let position = 0;
-    while (position < data.length) {
-      if (this.#done) {
-        this.#seenAfterWindow = true;
-        if (!this.#options.countToEnd) return 'window-done';
-        this.#count(data.subarray(position));
-        return 'continue';
-      }
-      const index = data.indexOf(this.#options.terminator, position);
-      const end = index === -1 ? data.length : index;
-      if (this.#collecting() && !this.#tooLong) {
-        this.#partBytes += end - position;
-        // One byte of slack for the CR of a CRLF; the exact length is checked when the line ends.
-        if (this.#partBytes > this.#options.maxLineBytes + 1) this.#rejectLongLine();
-        else if (end > position) {
-          const part = data.subarray(position, end);
-          this.#parts.push(this.#options.stableChunks ? part : Buffer.from(part));
-        }
-        if (this.#firstLineTooLong) return 'too-long';
-      }
-      this.#pendingBytes += end - position;
-      if (index === -1) break;
-      this.#finishLine();
-      if (this.#firstLineTooLong) return 'too-long';
-      position = index + 1;
-    }
-    return this.#done && !this.#options.countToEnd && this.#seenAfterWindow ? 'window-done' : 'continue';
-  }
-
-  /** Called at end of file: the last line may lack a terminator. */
-  end(): ScanState {
-    if (this.#pendingBytes > 0) {
-      if (this.#done) this.#lineIndex++;
-      else this.#finishLine();
-    }
-    return this.#firstLineTooLong ? 'too-long' : 'continue';
-  }
-
-  result(complete: boolean): Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut'> {
-    const shownEnd = this.#options.offset + this.#lines.length;
-    const totalLines = complete ? this.#lineIndex : undefined;
-    const hasMore =
-      this.#cut !== undefined || (totalLines !== undefined ? totalLines > shownEnd : this.#seenAfterWindow);
-    return { lines: this.#lines, totalLines, hasMore, cut: this.#cut };
-  }
-
-  /** Counts the lines in bytes after the window without making strings. */
-  #count(data: Buffer): void {
-    let position = 0;
-    for (let index = data.indexOf(this.#options.terminator); index !== -1; ) {
-      this.#lineIndex++;
-      position = index + 1;
-      index = data.indexOf(this.#options.terminator, position);
-    }
-    this.#pendingBytes = position === 0 ? this.#pendingBytes + data.length : data.length - position;
-  }
-
-  #rejectLongLine(): void {
-    this.#tooLong = true;
-    this.#parts = [];
-    this.#partBytes = 0;
-    if (this.#lines.length === 0) this.#firstLineTooLong = true;
-    else this.#stopAt('long-line');
-  }
-
-  #stopAt(reason: WindowCut['reason']): void {
-    this.#done = true;
-    this.#cut = { reason, nextOffset: this.#lineIndex };
-    this.#parts = [];
-    this.#partBytes = 0;
-    // The line that did not fit exists, so a line follows the window.
-    this.#seenAfterWindow = true;
-  }
-
-  #finishLine(): void {
-    if (this.#collecting() && !this.#tooLong) {
-      let bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#partBytes);
-      if (this.#options.terminator === 0x0a && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d)
-        bytes = bytes.subarray(0, bytes.length - 1);
-      if (bytes.length > this.#options.maxLineBytes) this.#rejectLongLine();
-      else if (this.#lines.length > 0 && this.#windowBytes + bytes.length > this.#options.maxWindowBytes)
-        this.#stopAt('window-bytes');
-      else {
-        this.#windowBytes += bytes.length;
-        this.#lines.push(this.#options.decodeLine(bytes));
-      }
-    }
-    this.#parts = [];
-    this.#partBytes = 0;
-    this.#tooLong = false;
-    this.#pendingBytes = 0;
-    this.#lineIndex++;
-    if (!this.#done && this.#lineIndex >= this.#windowEnd) this.#done = true;
-  }
 }

@@ -1,9 +1,9 @@
-// Requirements cited: RE-1..RE-7, RE-16. See ../REQUIREMENTS.md.
+// Requirements cited: RE-1..RE-7, RE-16, RE-23. See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { chmod, link, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createObservationStore, type ObservationStore, readTextWindow } from '../src/index.js';
+import { createObservationStore, type ObservationStore, readTextWindow, sha256Of } from '../src/index.js';
 import { expectError, expectOk, tempDir } from './helpers.js';
 
 /** Observes a file the way read_file does: a one-line window. */
@@ -163,6 +163,86 @@ describe('createObservationStore', () => {
       () => suspicious.restore({ format: 'other' } as never),
       /not an observation store snapshot/,
     );
+  });
+
+  it('hands out the kept bytes with the observed hash, and nothing it did not keep (RE-6, RE-23)', async (t) => {
+    const directory = await tempDir(t);
+    const file = join(directory, 'a.txt');
+    await writeFile(file, 'kept\n');
+    const store = createObservationStore({ contentLimit: 16 });
+    assert.equal(store.observedContent(file), undefined, 'unseen');
+    await observe(store, file);
+    const kept = store.observedContent(file);
+    assert.equal(kept?.bytes.toString(), 'kept\n');
+    assert.equal(kept?.sha256, sha256Of(Buffer.from('kept\n')));
+    const big = join(directory, 'big.txt');
+    await writeFile(big, 'x'.repeat(17));
+    await observe(store, big);
+    assert.equal(store.observedContent(big), undefined, 'beyond the content limit');
+    const resumed = createObservationStore();
+    resumed.restore(store.toJSON());
+    assert.equal(resumed.observedContent(file), undefined, 'a snapshot carries no content');
+    store.recordAbsent(file);
+    assert.equal(store.observedContent(file), undefined, 'observed absent since');
+  });
+
+  it('a re-read that takes the kept hash records the bytes it read, so a change back is still stale (RE-4, RE-23, issue 25)', async (t) => {
+    // Read A; the file becomes B (same size, times put back); read again: the second read must
+    // record B's hash, not A's. Then the file becomes A again: the agent last saw B, so it is stale.
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'alpha\nbeta\n');
+    const before = await stat(file);
+    const store = createObservationStore();
+    const read = async () => {
+      const known = store.observedContent(file);
+      const window = expectOk(
+        await readTextWindow(file, {
+          hashLimit: store.hashLimit,
+          contentLimit: store.contentLimit,
+          ...(known ? { knownContent: known } : {}),
+        }),
+      );
+      store.recordPresent(file, window.version, window.content ? { content: window.content } : {});
+      return window;
+    };
+    await read();
+    await read();
+    assert.equal(store.observedContent(file)?.sha256, sha256Of(Buffer.from('alpha\nbeta\n')));
+    await writeFile(file, 'alpha\nBETA\n');
+    await utimes(file, before.atime, before.mtime);
+    assert.deepEqual((await read()).lines, ['alpha', 'BETA']);
+    assert.equal(store.observedContent(file)?.sha256, sha256Of(Buffer.from('alpha\nBETA\n')));
+    await writeFile(file, 'alpha\nbeta\n');
+    await utimes(file, before.atime, before.mtime);
+    assert.equal(expectError(await store.check(file)).code, 'FS_STALE_VERSION');
+  });
+
+  it('keeps the buffer a re-read of unchanged bytes hands back instead of copying it on every read (RE-23, issue 25)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'alpha\nbeta\n');
+    const store = createObservationStore({ contentBudget: 64 });
+    await observe(store, file);
+    const kept = store.observedContent(file);
+    assert.ok(kept);
+    for (let round = 0; round < 3; round += 1) {
+      const known = store.observedContent(file);
+      const window = expectOk(
+        await readTextWindow(file, {
+          hashLimit: store.hashLimit,
+          contentLimit: store.contentLimit,
+          ...(known ? { knownContent: known } : {}),
+        }),
+      );
+      assert.equal(window.content, kept.bytes, 'the read hands back the known buffer for equal bytes');
+      store.recordPresent(file, window.version, { content: window.content });
+      assert.equal(store.observedContent(file)?.bytes, kept.bytes, 'the store copied its own buffer');
+    }
+    // The budget still counts the kept bytes once: a second file that fits beside them is kept too.
+    const other = join(dirname(file), 'b.txt');
+    await writeFile(other, 'x'.repeat(40));
+    await observe(store, other);
+    assert.equal(store.observedContent(file)?.bytes, kept.bytes);
+    assert.equal(store.observedContent(other)?.bytes.length, 40);
   });
 
   it('drops the oldest retained content beyond the budget but keeps the versions', async (t) => {

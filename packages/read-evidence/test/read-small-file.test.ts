@@ -75,7 +75,7 @@ describe('readSmallFileSync', () => {
     if (!directory) return t.skip('no local file system for temp files');
     await writeFile(join(directory, 'target.txt'), 'small\n');
     await symlink(join(directory, 'target.txt'), join(directory, 'link.txt'));
-    // The stat before opening follows the link to a small regular file, so the synchronous open sees it.
+    // The synchronous path opens first (O_NOFOLLOW) and answers for the link itself.
     const result = readSmallFileSync(join(directory, 'link.txt'), { displayPath: 'link.txt', limit: 1024 });
     assert.ok(result, 'the synchronous path answers for a link to a small local file');
     assert.equal(expectError(result).code, 'PATH_INVALID');

@@ -1,5 +1,5 @@
 // Requirements cited: RE-8 (version from the handle, confirmed after reading), RE-15, RE-17 (bounded windows),
-// RE-19 (small local files read synchronously, with the streaming read's result).
+// RE-19 (small local files read synchronously, with the streaming read's result), RE-23 (known bytes take their hash).
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
@@ -88,6 +88,46 @@ describe('readTextWindow', () => {
     assert.equal(large.version.sha256, null);
     assert.equal(large.totalLines, undefined, 'a large file is not read past the window');
     assert.equal(large.hasMore, true);
+  });
+
+  it('takes the hash of known bytes for a file that holds exactly them, and hashes any other bytes (RE-23, issue 25)', async (t) => {
+    const directory = await tempDir(t);
+    const file = join(directory, 'a.txt');
+    const text = numbered(200);
+    await writeFile(file, text);
+    // A made-up hash proves it was taken, not computed; equal bytes are the only condition.
+    const known = { bytes: Buffer.from(text), sha256: 'f'.repeat(64) };
+    for (const syncReadLimit of [DEFAULT_SYNC_READ_LIMIT, 0]) {
+      const same = expectOk(await readTextWindow(file, { limit: 3, knownContent: known, syncReadLimit }));
+      assert.equal(same.version.sha256, known.sha256, `sync limit ${syncReadLimit}`);
+      assert.equal(same.content, known.bytes, 'the known buffer itself is the content');
+      const other = { bytes: Buffer.from(text.replace('line 200', 'line 20X')), sha256: 'f'.repeat(64) };
+      const differs = expectOk(await readTextWindow(file, { limit: 3, knownContent: other, syncReadLimit }));
+      assert.equal(differs.version.sha256, sha256Of(Buffer.from(text)), `sync limit ${syncReadLimit}`);
+      assert.equal(differs.content?.toString(), text);
+      const shorter = { bytes: Buffer.from(text.slice(0, -1)), sha256: 'f'.repeat(64) };
+      const sized = expectOk(await readTextWindow(file, { limit: 3, knownContent: shorter, syncReadLimit }));
+      assert.equal(sized.version.sha256, sha256Of(Buffer.from(text)));
+    }
+  });
+
+  it('compares a streamed multi-chunk file with known bytes chunk by chunk, hashing from the first difference (RE-23, issue 25)', async (t) => {
+    const file = join(await tempDir(t), 'big.txt');
+    const text = numbered(400_000);
+    await writeFile(file, text);
+    const bytes = Buffer.from(text);
+    assert.ok(bytes.length > 3 * 1024 * 1024, 'several chunks');
+    const fake = 'e'.repeat(64);
+    const same = expectOk(await readTextWindow(file, { limit: 1, knownContent: { bytes, sha256: fake } }));
+    assert.equal(same.version.sha256, fake);
+    for (const at of [0, 1024 * 1024 - 1, 1024 * 1024, bytes.length - 2]) {
+      const changed = Buffer.from(bytes);
+      changed[at] = 0x21;
+      const read = expectOk(
+        await readTextWindow(file, { limit: 1, knownContent: { bytes: changed, sha256: fake } }),
+      );
+      assert.equal(read.version.sha256, sha256Of(bytes), `a difference at byte ${at}`);
+    }
   });
 
   it('reports an offset past the end with the exact line count', async (t) => {
