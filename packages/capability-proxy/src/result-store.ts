@@ -138,7 +138,7 @@ export interface ResultStore {
    */
   get(lookup: ToolResultLookup): Result<{ record: StoredToolResult; body: string }, ToolhostError>;
   /**
-   * One page, as reasonix-notes §5.2 describes: `offset` must be an integer on a character boundary
+   * One page (CP-RES-2, CP-RES-4 in REQUIREMENTS.md): `offset` must be an integer on a character boundary
    * and at most `total_bytes`; `limit` an integer in 1..24576 (default 16384); the page backs off to
    * the previous character boundary so it never splits a character; `offset == total_bytes` is an
    * empty, complete page. Errors: those of {@link ResultStore.get} and `RESULT_RANGE_INVALID`.
@@ -548,7 +548,7 @@ export interface PageableBody {
 
 /**
  * One page of a stored body by UTF-8 byte offset, with the header `session:tool_result` answers
- * with (reasonix-notes §5.2): `offset` must be an integer on a character boundary and at most
+ * with (CP-RES-2, CP-RES-4): `offset` must be an integer on a character boundary and at most
  * `total_bytes`; `limit` an integer in 1..24576 (default 16384); the page backs off to the previous
  * character boundary so it never splits a character; `offset == total_bytes` is an empty, complete
  * page. The one paging implementation: {@link ResultStore.page} and `read_subagent_result` use it.

@@ -37,7 +37,7 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 export const ANTHROPIC_MAX_CACHE_BREAKPOINTS = 4;
 
 /**
- * Builds an Anthropic Messages request (inspectable-harness §15 behaviour 9): system messages are
+ * Builds an Anthropic Messages request (PD-ANT-1 in REQUIREMENTS.md): system messages are
  * hoisted into one top-level `system` joined by a blank line; tool results become `tool_result`
  * blocks (with `is_error` for failures and image blocks) in a user message, and adjacent messages
  * of one role are merged; assistant tool calls become `tool_use` blocks (malformed argument JSON
@@ -249,8 +249,8 @@ export interface AnthropicCacheOptions {
 }
 
 /**
- * Places prompt-cache breakpoints on an Anthropic request body in place (reasonix-notes §10
- * behaviour 14): one on the last system block, or on the last tool when there is no system
+ * Places prompt-cache breakpoints on an Anthropic request body in place (PD-ANT-2 in
+ * REQUIREMENTS.md): one on the last system block, or on the last tool when there is no system
  * prompt (the prefix order is tools → system → messages, so either covers the tools), and one on
  * the last cacheable block of the last message. Breakpoints already in the body count towards
  * Anthropic's limit of 4, and none is added past it. A string `system` becomes one text block.

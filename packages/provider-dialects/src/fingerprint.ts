@@ -17,7 +17,7 @@ export function fingerprintValue(value: JsonValue | undefined): string {
 
 /**
  * Fingerprints the prefix of a built request body that providers cache (tools and system
- * instructions; reasonix-notes §2.5): hosts assert in CI that it stays byte-identical across
+ * instructions): hosts assert in CI that it stays byte-identical across
  * turns and MCP inventory changes. Exact bytes are hashed, so a key-order change counts as a
  * change, as it does for the provider's cache.
  */

@@ -3,7 +3,7 @@ import type { DialectName } from './ir.js';
 import { own, recordOf, shortHash } from './json-utils.js';
 
 /**
- * The tool-name pattern every provider accepts (peer-survey §3): a letter or `_` first, then
+ * The tool-name pattern every provider accepts (the providers' documented name rules): a letter or `_` first, then
  * letters, digits, `_` and `-`, at most 64 characters. MCP names with dots, slashes or colons, and
  * longer names, are compiled to it.
  */

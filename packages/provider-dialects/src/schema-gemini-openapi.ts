@@ -119,7 +119,7 @@ export interface GeminiOpenApiResult {
 }
 
 /**
- * Compiles a root-normalised schema to Gemini's OpenAPI-subset `parameters` (peer-survey §2.7, §3):
+ * Compiles a root-normalised schema to Gemini's OpenAPI-subset `parameters` (Gemini's documented Schema subset):
  * `$ref` inlined (a cycle degrades to a JSON-encoded string, decoded back), `type` arrays and
  * `anyOf` with null become `nullable`, other unions become `anyOf`, `const` becomes a one-value
  * enum, non-string enums are sent as strings (`format: "enum"`) and decoded back, objects without

@@ -96,8 +96,8 @@ export interface StrictCompileResult {
 }
 
 /**
- * Compiles a root-normalised, repaired schema to OpenAI strict form (inspectable-harness §4.3,
- * behaviour 7): every object gets `additionalProperties: false` and lists every property in
+ * Compiles a root-normalised, repaired schema to OpenAI strict form (PD-TOOLS-1 in
+ * REQUIREMENTS.md): every object gets `additionalProperties: false` and lists every property in
  * `required`; properties that were optional become nullable (`type: [T, "null"]`, `null` appended
  * to an `anyOf`, or `anyOf: [schema, {type: "null"}]`) and are annotated so `decodeArguments`
  * maps `null` back to absent; `oneOf` becomes `anyOf`; unsupported constraints move to the

@@ -34,7 +34,7 @@ const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 
 /**
  * Makes the root an object schema with no top-level combinator, as every provider requires
- * (peer-survey §3 "Root schema"): a root `$ref` is inlined, top-level `allOf` / `anyOf` / `oneOf`
+ * (each provider's documented root-schema rule): a root `$ref` is inlined, top-level `allOf` / `anyOf` / `oneOf`
  * whose branches are all objects are merged into one object, a missing `type` becomes `object`,
  * and any other root is wrapped as `{ input: <schema> }` (decoded back by `decodeArguments`).
  * Every change is reported. The input is not mutated.

@@ -56,7 +56,7 @@ interface FunctionEntry {
 }
 
 /**
- * Lists every way a wire tool list breaks the dialect's documented rules (peer-survey §3): tool
+ * Lists every way a wire tool list breaks the dialect's documented rules: tool
  * counts, name patterns, duplicates, the root schema, and each provider's schema subset (OpenAI
  * strict requirements and limits, Anthropic's draft 2020-12 validity, Gemini's `parameters`
  * subset and `parametersJsonSchema` restrictions), plus the shape of hosted declarations. An
