@@ -6,6 +6,7 @@ import {
   type Json,
   makeProject,
   pidsMatching,
+  serverPidsMatching,
   runToolhost,
   SessionDriver,
   uniqueSleep,
@@ -122,7 +123,7 @@ describe('toolhost session: MCP resources and prompts of server-everything', () 
           }),
         );
         assert.match(prompt.output, /\[user\]\nWhat's weather in Bergen, Vestland\?/);
-        assert.equal(pidsMatching(marker).length, 1, 'the server started once, for the reads');
+        assert.equal(serverPidsMatching(marker).length, 1, 'the server started once, for the reads');
         const exit = await session.close();
         assert.equal(exit.code, 0, session.stderr);
         await waitFor(() => pidsMatching(marker).length === 0);
