@@ -13,6 +13,8 @@ export interface OpenHostOptions {
    * environment, and what an untrusted project configuration did not get is said on its stderr.
    */
   readonly io?: Pick<CliIo, 'env' | 'stderr'>;
+  /** Where the host keeps its state (default `<root>/.toolhost`). */
+  readonly stateDir?: string;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       ...(globals.config ? { config: globals.config } : {}),
       userConfig: join(userConfigDir, USER_CONFIG_FILE_NAME),
       userConfigDir,
+      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.onAudit ? { onAudit: options.onAudit } : {}),
     });
