@@ -60,6 +60,9 @@ const PACKAGE_MANAGERS = [
   { name: 'brew', install: 'brew install', sudo: false },
 ] as const;
 
+/** How a kernel that refuses bubblewrap its namespaces shows in bwrap's message. */
+const NAMESPACE_FAILURE = /uid map|namespace|Operation not permitted|Permission denied|unshare|clone/i;
+
 /** The package that provides each command; the same name in every manager above. */
 const PACKAGES: Readonly<Record<string, string>> = { git: 'git', rg: 'ripgrep', bwrap: 'bubblewrap' };
 
@@ -167,7 +170,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<DoctorReport> 
           status: 'ok',
           required: true,
           version: nodeVersion,
-          detail: `Node ${options.nodeRange} is needed`,
+          detail: `toolhost needs ${options.nodeRange}`,
         }
       : {
           name: 'node',
@@ -248,7 +251,9 @@ export async function diagnose(options: DiagnoseOptions): Promise<DoctorReport> 
           : withFix(
               { ...found, status: 'failing', detail: `${probed.reason}: ${consequence}` },
               namespaceFix(readSysctl, sudo) ??
-                'allow unprivileged user namespaces for bwrap (in a container: run it with a seccomp profile that permits them)',
+                (NAMESPACE_FAILURE.test(probed.reason)
+                  ? 'allow unprivileged user namespaces for bwrap (in a container: run it with a seccomp profile that permits them)'
+                  : undefined),
             ),
       );
     }
