@@ -250,6 +250,8 @@ function checkPackedManifest(pkg, manifest, entries) {
   if (manifest.bin) {
     for (const [command, file] of Object.entries(manifest.bin))
       check(files.has(file.replace(/^\.\//, '')), `${where}: bin ${command} → ${file} is not packed`);
+    // The example the READMEs replay ships with the command.
+    check(files.has('examples/explore.jsonl'), `${where}: examples/explore.jsonl is not packed`);
   }
 }
 
@@ -350,6 +352,10 @@ let registry;
 const started = performance.now();
 try {
   await step('pack every published package (prepack builds)', async () => {
+    // One package packed without its dist, as from a fresh clone: prepack must build it, never an
+    // empty package (turbo's cache makes that cheap after `pnpm build`).
+    const unbuilt = packages.find((pkg) => pkg.name === '@toolhost/path-policy') ?? packages[0];
+    if (unbuilt) rmSync(join(unbuilt.dir, 'dist'), { recursive: true, force: true });
     const filters = packages.flatMap((pkg) => ['--filter', pkg.name]);
     const result = await run('pnpm', ['-r', ...filters, 'pack', '--pack-destination', tarballDir]);
     if (result.code !== 0) throw new Error(`pnpm pack failed:\n${result.stdout}\n${result.stderr}`);
@@ -528,8 +534,7 @@ try {
       if (typecheck.code !== 0)
         fail(`the README examples do not typecheck:\n${typecheck.stdout}${typecheck.stderr}`);
       for (const script of scripts) {
-        // Each example runs in a fresh copy of the consumer project's top level: a package.json, its
-        // node_modules and the example itself, as a user who pasted it would have.
+        // Each example runs from the consumer project's directory, as a user who pasted it would.
         const result = await run(process.execPath, ['--import', 'tsx', script.file], {
           cwd: project,
           env: consumerEnv(),
