@@ -6,7 +6,7 @@
 // the installed package wherever the user is (see commands/replay-command.ts).
 // Usage (after `pnpm build`): pnpm --filter toolhost exec tsx scripts/record-example.ts
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,8 @@ try {
   );
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (status !== 0) throw new Error(`toolhost run exited ${status}`);
+  // Transcripts are written private (0600); this one ships, readable by every user of an installation.
+  chmodSync(output, 0o644);
   console.error(`recorded ${output}`);
 } finally {
   await fake.close();
