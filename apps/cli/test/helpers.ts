@@ -221,6 +221,20 @@ export function pidsMatching(marker: string): number[] {
   return pids;
 }
 
+/**
+ * {@link pidsMatching} without bubblewrap: stdio MCP servers run in a pid namespace of their own, and
+ * bubblewrap's processes carry the server's command line too.
+ */
+export function serverPidsMatching(marker: string): number[] {
+  return pidsMatching(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'bwrap';
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** A `sleep` duration unique to one test, to find its process with {@link pidsMatching}. */
 export function uniqueSleep(seconds = 300): string {
   return `${seconds}.${String(process.pid).slice(-3)}${Math.floor(Math.random() * 1e6)}`;

@@ -97,13 +97,19 @@ describe('toolhost replay', () => {
       assert.equal(result.code, 1, result.stderr);
       const lines = jsonLines(result.stdout);
       const summary = lines.pop();
-      const reads = lines.filter((line) => line.name === 'read_file');
+      // The example's reads that succeeded are denied now; its read outside the root was refused
+      // then and is refused the same way now (the path policy speaks before the rules).
+      const reads = lines.filter((line) => line.name === 'read_file' && line.recorded === 'ok');
       assert.ok(reads.length > 0);
       for (const line of reads) {
         assert.equal(line.changed, true);
-        assert.equal(line.recorded, 'ok');
         assert.equal(line.replayed, 'APPROVAL_DENIED');
       }
+      const refused = lines.filter((line) => line.name === 'read_file' && line.recorded !== 'ok');
+      assert.deepEqual(
+        refused.map((line) => [line.recorded, line.replayed, line.changed]),
+        [['PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT', false]],
+      );
       for (const line of lines.filter((entry) => entry.name !== 'read_file'))
         assert.equal(line.changed, false);
       assert.equal(summary.changed, reads.length);

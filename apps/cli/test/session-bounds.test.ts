@@ -5,6 +5,7 @@ import {
   type Json,
   makeProject,
   pidsMatching,
+  serverPidsMatching,
   REPO_ROOT,
   runToolhost,
   SessionDriver,
@@ -27,8 +28,9 @@ function misbehavingConfig(marker: string): string {
 describe('toolhost session (end of input)', () => {
   it('ends promptly after end of input while an MCP tool sends progress every 50 ms and never answers, answering the call ABORTED and ending the server', async () => {
     const marker = `pids-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-    const project = await makeProject({ 'toolhost.config.json': misbehavingConfig(marker) });
-    const session = SessionDriver.start([], { cwd: project.root });
+    // An explicit --config is the user's own choice (a project file would need `toolhost trust`).
+    const project = await makeProject({ 'servers.json': misbehavingConfig(marker) });
+    const session = SessionDriver.start(['--config', 'servers.json'], { cwd: project.root });
     try {
       const echo = await session.send({
         id: 'e1',
@@ -36,7 +38,7 @@ describe('toolhost session (end of input)', () => {
         arguments: { action: 'call', capability_id: 'mcp-tool:fx/echo', arguments: { message: 'hi' } },
       });
       assert.equal(echo.status, 'ok', echo.output);
-      assert.equal(pidsMatching(marker).length, 1, 'the server runs');
+      assert.equal(serverPidsMatching(marker).length, 1, 'the server runs');
       session.child.stdin!.write(
         `${JSON.stringify({
           id: 'h1',
