@@ -5,4 +5,5 @@ export default defineConfig({
   format: 'esm',
   dts: true,
   sourcemap: true,
+  clean: true,
 });

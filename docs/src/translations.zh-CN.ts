@@ -327,8 +327,8 @@ export const ERROR_CODES_ZH: Readonly<
       zh: '没有可用的操作系统沙箱，因此命令没有运行。',
     },
     recovery: {
-      en: 'install the sandbox (bubblewrap on Linux) or run with danger_full_access',
-      zh: '安装沙箱（Linux 上是 bubblewrap），或以 danger_full_access 运行',
+      en: 'ask the user to run `toolhost doctor`, which names what is missing here and the command that installs it (bubblewrap on Linux), or to run with danger_full_access',
+      zh: '请用户运行 `toolhost doctor`：它会指出这台机器缺少什么以及安装它的命令（Linux 上是 bubblewrap）；或改用 danger_full_access 运行',
     },
   },
   JOB_NOT_FOUND: {

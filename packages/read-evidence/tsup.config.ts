@@ -1,3 +1,9 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({ entry: ['src/index.ts'], format: 'esm', dts: true, sourcemap: true });
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: 'esm',
+  dts: true,
+  sourcemap: true,
+  clean: true,
+});

@@ -1,15 +1,32 @@
-// Records examples/explore.jsonl: a real `toolhost run` over this repository, read-only, against the
-// loopback fake provider (OpenAI Chat wire format) driven by a scripted explorer that decides each
-// turn from what the tools returned. Every tool call in the transcript really ran through the host.
+// Records examples/explore.jsonl, the example that ships with the toolhost package: a real `toolhost
+// run`, read-only, over a directory laid out as the installed package is (its README, manifest,
+// changelog and license), against the loopback fake provider (OpenAI Chat wire format) driven by a
+// scripted explorer that decides each turn from what the tools returned. Every tool call in the
+// transcript really ran through the host. `toolhost replay examples/explore.jsonl` replays it against
+// the installed package wherever the user is (see commands/replay-command.ts).
 // Usage (after `pnpm build`): pnpm --filter toolhost exec tsx scripts/record-example.ts
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeRequest, type FakeTurn, startFakeProvider } from '../test/fake-provider.js';
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const cli = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const output = fileURLToPath(new URL('../../../examples/explore.jsonl', import.meta.url));
+const packageDir = fileURLToPath(new URL('../', import.meta.url));
+const cli = join(packageDir, 'dist/bin.js');
+const output = join(packageDir, 'examples/explore.jsonl');
+
+/** The files the published package holds at its top level (`files` plus what npm always packs). */
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolhost-example-')));
+for (const [from, to] of [
+  [join(packageDir, 'README.md'), 'README.md'],
+  [join(packageDir, 'package.json'), 'package.json'],
+  [join(packageDir, 'CHANGELOG.md'), 'CHANGELOG.md'],
+  [join(packageDir, '../../LICENSE'), 'LICENSE'],
+] as const) {
+  copyFileSync(from, join(root, to));
+}
+mkdirSync(join(root, 'examples'));
 
 const capability = (tool: string, args: Record<string, unknown>) => ({
   name: 'use_capability',
@@ -18,66 +35,45 @@ const capability = (tool: string, args: Record<string, unknown>) => ({
 
 const seen: FakeRequest['results'][] = [];
 
-/** A scripted explorer: top level first, then the packages, then an answer built from the results. */
+/** A scripted explorer: the top level, then the commands and the changes, then one refused read. */
 function explore(request: FakeRequest): FakeTurn {
   seen[request.turn] = request.results;
   switch (request.turn) {
     case 0:
       return {
-        text: 'I will start at the top: the directory listing, the README and the workspace file.',
+        text: 'I will start at the top: the directory listing, the README and the manifest.',
         calls: [
           capability('ls', { path: '.' }),
-          { name: 'read_file', arguments: { path: 'README.md' } },
-          { name: 'read_file', arguments: { path: 'pnpm-workspace.yaml' } },
+          { name: 'read_file', arguments: { path: 'README.md', limit: 40 } },
+          { name: 'read_file', arguments: { path: 'package.json' } },
         ],
       };
     case 1:
       return {
-        text: 'It is a pnpm workspace. Next, the packages and the architecture notes.',
+        text: 'It is the toolhost command. Next, its commands, its documents and what changed.',
         calls: [
-          capability('glob', { pattern: 'packages/*/package.json' }),
-          capability('glob', { pattern: 'apps/*/package.json' }),
-          { name: 'read_file', arguments: { path: 'docs/architecture.md', limit: 60 } },
+          capability('grep', { pattern: '^\\| `[a-z]+', path: 'README.md' }),
+          capability('glob', { pattern: '*.md' }),
+          { name: 'read_file', arguments: { path: 'CHANGELOG.md' } },
         ],
       };
     case 2:
       return {
-        text: 'Now what each package says it is, and the root scripts.',
-        calls: [
-          capability('grep', { pattern: '"description":', path: 'packages', glob: '*/package.json' }),
-          { name: 'read_file', arguments: { path: 'package.json' } },
-        ],
+        text: 'One look outside the project, to see what the host decides.',
+        calls: [{ name: 'read_file', arguments: { path: '../outside.txt' } }],
       };
     default: {
-      const packages = [...(seen[2]?.[0]?.text ?? '').matchAll(/packages\/([\w-]+)\/package\.json/g)].map(
-        (m) => m[1],
-      );
-      const apps = [...(seen[2]?.[1]?.text ?? '').matchAll(/apps\/([\w-]+)\/package\.json/g)].map(
-        (m) => m[1],
-      );
-      const descriptions = [
-        ...(request.results[0]?.text ?? '').matchAll(
-          /packages\/([\w-]+)\/package\.json:\d+:\s*"description": "([^"]+)"/g,
-        ),
-      ].map((m) => `- ${m[1]}: ${m[2]}`);
-      const scripts = [
-        ...(request.results[1]?.text ?? '').matchAll(/"(build|test|typecheck|lint|check|toolhost)":/g),
-      ].map((m) => m[1]);
-      const readme = (seen[1]?.[1]?.text ?? '').split('\n').map((line) => line.replace(/^\s*\d+→/, ''));
-      const start = readme.findIndex((line) => /^toolhost is /.test(line));
-      const end = readme.findIndex((line, index) => index > start && line.trim() === '');
-      const intro =
-        start === -1
-          ? 'toolhost (no introduction found)'
-          : readme.slice(start, end === -1 ? undefined : end).join(' ');
+      const commands = [...(seen[2]?.[0]?.text ?? '').matchAll(/\| `([a-z]+)/g)].map((match) => match[1]);
+      const documents = (seen[2]?.[1]?.text ?? '').split('\n').filter((line) => line.endsWith('.md'));
+      const refused = (request.results[0]?.text ?? '').split(':')[0];
       return {
         text: [
-          `Summary. ${intro.trim()} (README).`,
+          'Summary. This is the toolhost command (the package `toolhost`), the host side of a coding',
+          "agent's tool calls: the model asks, the host decides.",
           '',
-          `It is a pnpm workspace with ${packages.length} packages under packages/ and ${apps.length} app(s) under apps/ (${apps.join(', ')}).`,
-          ...descriptions,
-          '',
-          `Root scripts: ${scripts.join(', ')}; \`pnpm build\` builds every package and \`pnpm test\` runs every test suite.`,
+          `Commands in its README: ${commands.join(', ')}.`,
+          `Documents: ${documents.join(', ')}.`,
+          `Reading a path outside the project was refused by the host (${refused}).`,
         ].join('\n'),
       };
     }
@@ -87,15 +83,16 @@ function explore(request: FakeRequest): FakeTurn {
 const fake = await startFakeProvider({ dialect: 'openai-chat', script: explore });
 try {
   rmSync(output, { force: true });
+  mkdirSync(join(packageDir, 'examples'), { recursive: true });
   // Asynchronous: the fake provider answers from this very process.
   const child = spawn(
     process.execPath,
     [
       cli,
       'run',
-      'Explore this repository read-only and summarise what it is, how it is organised and how to build and test it.',
+      'Explore this package read-only and summarise what it is and which commands it has.',
       '--root',
-      repo,
+      root,
       '--provider',
       'openai-compatible',
       '--base-url',
@@ -109,7 +106,10 @@ try {
   );
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (status !== 0) throw new Error(`toolhost run exited ${status}`);
+  // Transcripts are written private (0600); this one ships, readable by every user of an installation.
+  chmodSync(output, 0o644);
   console.error(`recorded ${output}`);
 } finally {
   await fake.close();
+  rmSync(root, { recursive: true, force: true });
 }

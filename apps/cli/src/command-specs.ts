@@ -310,6 +310,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 1, max: 1, names: 'FILE' },
     load: () => import('./commands/replay-command.js').then((module) => module.replayCommand),
   },
+  {
+    name: 'doctor',
+    summary: 'what this machine is missing for toolhost, and how to install it',
+    usage: ['doctor [--json]'],
+    description:
+      'Checks what toolhost uses here: the Node version, git, ripgrep (grep is slower without it) and the ' +
+      'shell sandbox (on Linux, whether bubblewrap is installed and whether it can build a sandbox on this ' +
+      'machine; on macOS, Seatbelt). Each missing or failing check names the command that installs or ' +
+      "repairs it with this machine's package manager. Exit code 0 when everything toolhost needs works, " +
+      '1 otherwise. --json prints { ok, platform, packageManager, checks, installAll }.',
+    options: { json: { type: 'boolean', description: 'print JSON for programs' } },
+    positionals: { min: 0, max: 0, names: '' },
+    load: () => import('./commands/doctor-command.js').then((module) => module.doctorCommand),
+  },
 ];
 
 /** Finds a command by name. */

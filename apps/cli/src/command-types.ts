@@ -18,6 +18,8 @@ export interface CliIo {
 export interface GlobalOptions {
   /** Absolute; default the working directory. */
   readonly root: string;
+  /** Whether `--root` was given (a command may then pick a better default than the working directory). */
+  readonly rootGiven: boolean;
   readonly sandbox: SandboxMode | undefined;
   readonly approval: ApprovalPolicy | undefined;
   readonly surface: SurfaceProfile | undefined;

@@ -23,6 +23,8 @@ export interface OpenHostOptions {
   readonly conversationTools?: boolean;
   /** Open the host's sessions (the default one included) in plan mode (`--plan`). */
   readonly plan?: boolean;
+  /** Where the host keeps its state (default `<root>/.toolhost`). */
+  readonly stateDir?: string;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function openHost(globals: GlobalOptions, options: OpenHostOptions 
       ...(globals.config ? { config: globals.config } : {}),
       userConfig: join(userConfigDir, USER_CONFIG_FILE_NAME),
       userConfigDir,
+      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       ...(onAudit ? { onAudit } : {}),
       ...(options.network === true ? { network: true } : {}),

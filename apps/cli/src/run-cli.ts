@@ -77,10 +77,12 @@ function globalsFrom(values: Record<string, unknown>, cwd: string): GlobalOption
     if (value === '') throw usageError(`--${name} needs a value`);
     return typeof value === 'string' ? value : undefined;
   };
-  const root = resolve(cwd, text('root') ?? '.');
+  const rootFlag = text('root');
+  const root = resolve(cwd, rootFlag ?? '.');
   const config = text('config');
   return {
     root,
+    rootGiven: rootFlag !== undefined,
     sandbox: oneOf('sandbox', text('sandbox'), SANDBOXES),
     approval: oneOf('approval', text('approval'), APPROVALS),
     surface: oneOf('surface', text('surface'), SURFACES),

@@ -1,23 +1,28 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { startFakeProvider } from './fake-provider.js';
 import { type Json, makeProject, REPO_ROOT, runToolhost } from './helpers.js';
 
-const EXAMPLE = join(REPO_ROOT, 'examples', 'explore.jsonl');
+/** The package directory: the example ships in it and explores a directory laid out as it is. */
+const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
+const EXAMPLE = join(PACKAGE_DIR, 'examples', 'explore.jsonl');
 
-/** A copy of the repository files the example reads, so replays never write into the repository. */
-async function repositoryCopy() {
+/** A copy of the files the published package holds at its top level, which the example reads. */
+async function packageCopy() {
   const project = await makeProject();
-  const files = ['README.md', 'package.json', 'pnpm-workspace.yaml', 'docs/architecture.md'];
-  for (const folder of ['packages', 'apps']) {
-    for (const name of await readdir(join(REPO_ROOT, folder))) files.push(`${folder}/${name}/package.json`);
+  for (const [from, to] of [
+    [join(PACKAGE_DIR, 'README.md'), 'README.md'],
+    [join(PACKAGE_DIR, 'package.json'), 'package.json'],
+    [join(PACKAGE_DIR, 'CHANGELOG.md'), 'CHANGELOG.md'],
+    [join(REPO_ROOT, 'LICENSE'), 'LICENSE'],
+  ] as const) {
+    await copyFile(from, join(project.root, to));
   }
-  for (const file of files) {
-    await mkdir(dirname(join(project.root, file)), { recursive: true });
-    await copyFile(join(REPO_ROOT, file), join(project.root, file)).catch(() => undefined);
-  }
+  await mkdir(join(project.root, 'examples'));
   return project;
 }
 
@@ -33,7 +38,7 @@ describe('toolhost replay', () => {
     const rows = jsonLines(await readFile(EXAMPLE, 'utf8'));
     assert.equal(rows[0].type, 'run-started');
     assert.equal(rows[rows.length - 1].status, 'succeeded');
-    const project = await repositoryCopy();
+    const project = await packageCopy();
     try {
       const human = await runToolhost(['replay', EXAMPLE], { cwd: project.root });
       assert.equal(human.code, 0, human.stdout + human.stderr);
@@ -51,8 +56,36 @@ describe('toolhost replay', () => {
     }
   });
 
+  it('replays the bundled example from a directory that has none, with the package as its root (issue 23: replay failed outside the monorepo)', async () => {
+    const elsewhere = await makeProject({ 'README.md': '# not toolhost\n' });
+    const stateBefore = existsSync(join(PACKAGE_DIR, '.toolhost'));
+    try {
+      const result = await runToolhost(['replay', 'examples/explore.jsonl', '--json'], {
+        cwd: elsewhere.root,
+      });
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      assert.match(result.stderr, /replaying the example that ships with toolhost .*, with .* as the root/);
+      const lines = jsonLines(result.stdout);
+      const summary = lines.pop();
+      assert.equal(summary.changed, 0);
+      assert.ok(summary.calls >= 6);
+      assert.ok(lines.some((line) => line.name === 'read_file' && line.replayed === 'PATH_OUTSIDE_ROOT'));
+      // A temporary state directory: nothing is written into the installation, nor where the user is.
+      if (!stateBefore) assert.equal(existsSync(join(PACKAGE_DIR, '.toolhost')), false);
+      assert.equal(existsSync(join(elsewhere.root, '.toolhost')), false);
+      // With --root, the calls run there: this directory has none of the files, so outcomes change.
+      const rooted = await runToolhost(['replay', './examples/explore.jsonl', '--root', '.', '--json'], {
+        cwd: elsewhere.root,
+      });
+      assert.equal(rooted.code, 1, rooted.stderr);
+      assert.ok(jsonLines(rooted.stdout).some((line) => line.replayed === 'FS_NOT_FOUND'));
+    } finally {
+      await elsewhere.cleanup();
+    }
+  });
+
   it('reports per call which outcomes change under another policy, and exits 1', async () => {
-    const project = await repositoryCopy();
+    const project = await packageCopy();
     try {
       await writeFile(
         join(project.root, 'deny.json'),
@@ -64,13 +97,19 @@ describe('toolhost replay', () => {
       assert.equal(result.code, 1, result.stderr);
       const lines = jsonLines(result.stdout);
       const summary = lines.pop();
-      const reads = lines.filter((line) => line.name === 'read_file');
+      // The example's reads that succeeded are denied now; its read outside the root was refused
+      // then and is refused the same way now (the path policy speaks before the rules).
+      const reads = lines.filter((line) => line.name === 'read_file' && line.recorded === 'ok');
       assert.ok(reads.length > 0);
       for (const line of reads) {
         assert.equal(line.changed, true);
-        assert.equal(line.recorded, 'ok');
         assert.equal(line.replayed, 'APPROVAL_DENIED');
       }
+      const refused = lines.filter((line) => line.name === 'read_file' && line.recorded !== 'ok');
+      assert.deepEqual(
+        refused.map((line) => [line.recorded, line.replayed, line.changed]),
+        [['PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT', false]],
+      );
       for (const line of lines.filter((entry) => entry.name !== 'read_file'))
         assert.equal(line.changed, false);
       assert.equal(summary.changed, reads.length);

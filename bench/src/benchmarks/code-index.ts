@@ -52,7 +52,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
   }
   // An empty .git makes ignore files apply as in the checkout (rg and code_index read .gitignore only inside a repository).
   mkdirSync(join(repo, '.git'));
-  const rounds = context.quick ? 2 : 9;
+  const rounds = context.quick ? 1 : 9;
   const coldRounds = context.quick ? 1 : 5;
   const ripgrep = async () => {
     const outcome = await runCommand('rg', ['--no-config', '--files'], {

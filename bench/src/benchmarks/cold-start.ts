@@ -29,7 +29,7 @@ const IMPORTS = [
 ] as const;
 
 async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
-  const rounds = context.quick ? 3 : 21;
+  const rounds = context.quick ? 1 : 21;
   const project = join(context.tempDir, 'project');
   mkdirSync(project);
   const cli = cliBinPath(context.repoRoot);
@@ -46,6 +46,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
   context.log(`${rounds} runs of each, interleaved`);
   const samples = await interleave({
     rounds,
+    warmupRounds: context.quick ? 0 : 1,
     contenders: [
       { name: 'bare', run: async () => (await node(['-e', '0'])).ms },
       { name: 'tools', run: async () => (await node([cli, 'tools'])).ms },
@@ -68,7 +69,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
       '`node apps/cli/dist/bin.js tools` in an empty project directory: start Node, load the CLI, create a Host (registry, path policy, surface), print the lean surface and exit; wall time from spawn to exit.',
     baseline:
       '`node -e 0` spawned the same way in the same rounds (Node’s own start-up). For reference: `toolhost --help` (the CLI loaded without a Host), and bare `node` processes that only import @toolhost/boot, or the MCP SDK client modules, to show where the start-up goes.',
-    setup: `${rounds} runs of each (+1 warm-up), interleaved (start rotated)`,
+    setup: `${rounds} runs of each (${context.quick ? 'no' : '+1'} warm-up), interleaved (start rotated)`,
     figures: [
       figure('node -e 0 (baseline)', 'ms', bare, { baseline: true }),
       figure('toolhost --help', 'ms', samples.get('help')!, { against }),

@@ -18,9 +18,9 @@ interface ChildResult {
 }
 
 async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
-  const size = context.quick ? 8 * 2 ** 20 : 2 ** 30;
-  const rounds = context.quick ? 2 : 5;
-  const warmupRounds = 1;
+  const size = context.quick ? 2 ** 20 : 2 ** 30;
+  const rounds = context.quick ? 1 : 5;
+  const warmupRounds = context.quick ? 0 : 1;
   const root = join(context.tempDir, 'project');
   mkdirSync(root);
   writeFileSync(join(root, 'small.txt'), `${numberedLine(1)}\n${numberedLine(2)}\n`);

@@ -76,9 +76,9 @@ async function bare(command: string, args: readonly string[], cwd: string): Prom
 }
 
 async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
-  const calls = context.quick ? 5 : 30;
-  const rounds = context.quick ? 2 : 7;
-  const bigFiles = context.quick ? 5_000 : 100_000;
+  const calls = context.quick ? 3 : 30;
+  const rounds = context.quick ? 1 : 7;
+  const bigFiles = context.quick ? 1_000 : 100_000;
   const empty = join(context.tempDir, 'empty');
   const big = join(context.tempDir, 'big');
   writeProject(empty, 0);

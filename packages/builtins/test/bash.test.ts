@@ -261,6 +261,36 @@ describe('createBashTool', () => {
     assert.equal(existsSync(path.join(shell.root, 'spawned')), false);
   });
 
+  it('names toolhost doctor in the recovery of SANDBOX_UNAVAILABLE (issue 23: without bubblewrap every shell call failed with no next step)', async (t) => {
+    const shell = shellFixture(t);
+    const { createJobManager } = await import('@toolhost/jobs');
+    const { createPathPolicy } = await import('@toolhost/path-policy');
+    const { createBashTool } = await import('../src/index.js');
+    const jobs = createJobManager({
+      sandbox: {
+        mode: 'read_only',
+        roots: [shell.root],
+        bubblewrapPath: path.join(shell.root, 'no-bwrap-here'),
+      },
+    });
+    t.after(() => jobs.close());
+    const tool = createBashTool({
+      jobs,
+      pathPolicy: createPathPolicy({ mode: 'current_project', root: shell.root }),
+      platform: 'posix',
+    });
+    const result = await tool.execute(
+      { command: 'echo hi' },
+      { callId: 'c', toolName: 'bash', signal: new AbortController().signal, invocation: { kind: 'direct' } },
+    );
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'SANDBOX_UNAVAILABLE');
+    assert.match(
+      resultText(result),
+      /^SANDBOX_UNAVAILABLE: .+; ask the user to run `toolhost doctor`, which names what is missing here and the command that installs it/,
+    );
+  });
+
   it('declares the command as the permission subject and the workdir as its path', (t) => {
     const shell = shellFixture(t);
     const bash = shell.tools.get('bash')!;

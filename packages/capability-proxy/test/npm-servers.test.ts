@@ -145,11 +145,7 @@ describe('createCapabilityProxy', () => {
     );
     const pids = proxy.serverProcesses().map((entry) => entry.pid);
     assert.equal(pids.length, 3);
-    assert.equal(
-      JSON.stringify(toModelTools([proxy.tool])),
-      surface,
-      'the surface did not move (CP-SURF-1)',
-    );
+    assert.equal(JSON.stringify(toModelTools([proxy.tool])), surface, 'the surface did not move (CP-SURF-1)');
     await proxy.close();
     for (const pid of pids) await waitFor(() => !isAlive(pid), 20_000, `server ${pid} to end`);
     await waitFor(() => childPids().length === children, 20_000, 'no child left');

@@ -148,7 +148,8 @@ export const ERROR_CODES = {
   SANDBOX_UNAVAILABLE: {
     kind: 'host',
     summary: 'No operating-system sandbox is available, so the command was not run.',
-    recovery: 'install the sandbox (bubblewrap on Linux) or run with danger_full_access',
+    recovery:
+      'ask the user to run `toolhost doctor`, which names what is missing here and the command that installs it (bubblewrap on Linux), or to run with danger_full_access',
   },
   JOB_NOT_FOUND: {
     kind: 'state',

@@ -284,7 +284,9 @@ describe('createJobManager', () => {
       shell: 'bash',
       command: `echo before; setsid sleep ${tag} & (trap '' TERM; sleep ${tag}) & sleep ${tag}`,
       cwd: root,
-      timeoutMs: 300,
+      // Long enough for the three sleepers to start on a loaded machine (with 300 ms the timeout
+      // could fire first, and the wait below never saw three).
+      timeoutMs: 5_000,
     });
     assert.ok(started.ok);
     await waitUntil('three sleepers run', () => processesMatching(`sleep ${tag}`).length === 3);

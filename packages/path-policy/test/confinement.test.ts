@@ -1,11 +1,61 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
+import ts from 'typescript';
 import { createPathPolicy, MAX_SYMLINK_HOPS, resolveRealPath } from '../src/index.js';
 import { buildTree, listTree, useSandbox } from './helpers.js';
+
+const SOURCE_DIR = fileURLToPath(new URL('../src/', import.meta.url));
+
+/**
+ * This package's sources as plain ES modules in `directory` (mode 0755, files 0644), for a child
+ * process of another user: TypeScript's own transpiler, file by file (the sources import nothing but
+ * `node:` modules and each other, with `.js` specifiers).
+ */
+function compileForAnotherUser(directory: string): string {
+  mkdirSync(directory, { mode: 0o755 });
+  writeFileSync(path.join(directory, 'package.json'), '{"type":"module"}\n', { mode: 0o644 });
+  for (const name of readdirSync(SOURCE_DIR).filter((file) => file.endsWith('.ts'))) {
+    const { outputText } = ts.transpileModule(readFileSync(path.join(SOURCE_DIR, name), 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+      },
+      fileName: name,
+    });
+    writeFileSync(path.join(directory, name.replace(/\.ts$/, '.js')), outputText, { mode: 0o644 });
+  }
+  return path.join(directory, 'index.js');
+}
+
+/**
+ * Why another user could not run `executable` from inside `directory`: the first directory above
+ * either that other users cannot search, or the executable itself when they cannot run it.
+ */
+function unreachableForOthers(executable: string, directory: string): string | undefined {
+  for (const start of [realpathSync(executable), directory]) {
+    for (let current = path.dirname(start); ; current = path.dirname(current)) {
+      if ((statSync(current).mode & 0o001) === 0) return current;
+      if (path.dirname(current) === current) break;
+    }
+  }
+  return (statSync(executable).mode & 0o001) === 0 ? executable : undefined;
+}
 
 describe('PathPolicy.resolve confinement', () => {
   const sandbox = useSandbox();
@@ -190,7 +240,7 @@ describe('PathPolicy.resolve confinement', () => {
     assert.equal(!stays.ok && stays.error.reason, 'symlink_outside_root');
   });
 
-  it('reports FS_ACCESS_DENIED for a directory on the way this user cannot search (PP-REAL-10)', () => {
+  it('reports FS_ACCESS_DENIED for a directory on the way this user cannot search (PP-REAL-10)', (t) => {
     const { root } = setup({ 'proj/locked/inner/f.txt': 'f' });
     type Outcome = { ok: boolean; error?: { code: string; reason: string } };
     const inputs = [
@@ -203,14 +253,19 @@ describe('PathPolicy.resolve confinement', () => {
         const policy = createPathPolicy({ mode: 'current_project', root });
         return inputs.map(([input, access]) => policy.resolve(input, { access }));
       }
-      // root searches any directory: ask an unprivileged user (nobody) in a child process.
+      // root searches any directory: ask an unprivileged user (nobody) in a child process. The
+      // child must not need the checkout, which may sit under a directory nobody cannot enter (a
+      // mode-0700 home): it gets this package's sources compiled to plain JavaScript in the
+      // world-readable sandbox, and plain node (no tsx, nothing from node_modules).
       chmodSync(sandbox.dir, 0o755);
+      const entry = compileForAnotherUser(path.join(sandbox.dir, 'path-policy-js'));
       const script = `
-        const { createPathPolicy } = await import(${JSON.stringify(path.resolve('src/index.ts'))});
+        const { createPathPolicy } = await import(${JSON.stringify(pathToFileURL(entry).href)});
         const policy = createPathPolicy({ mode: 'current_project', root: ${JSON.stringify(root)} });
         const inputs = ${JSON.stringify(inputs)};
         console.log(JSON.stringify(inputs.map(([input, access]) => policy.resolve(input, { access }))));`;
-      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: sandbox.dir,
         uid: 65534,
         gid: 65534,
         encoding: 'utf8',
@@ -219,6 +274,11 @@ describe('PathPolicy.resolve confinement', () => {
       assert.equal(child.status, 0, child.stderr);
       return JSON.parse(child.stdout);
     };
+    const unreachable = unreachableForOthers(process.execPath, sandbox.dir);
+    if (process.getuid?.() === 0 && unreachable) {
+      t.skip(`nobody cannot reach ${unreachable} (a directory on the way is closed to other users)`);
+      return;
+    }
     chmodSync(path.join(root, 'locked'), 0o000);
     let results: Outcome[];
     try {

@@ -41,8 +41,11 @@ export interface ObservationStoreOptions {
 
 /** Options of {@link ObservationStore.recordPresent}. */
 export interface RecordPresentOptions {
-  /** The observed bytes; kept when within the content limit so a later stale error can name changed lines. */
-  readonly content?: Uint8Array;
+  /**
+   * The observed bytes; kept when within the content limit so a later stale error can name changed
+   * lines. `undefined` (a window's `content` of a file over the limit) keeps nothing.
+   */
+  readonly content?: Uint8Array | undefined;
 }
 
 /** Options of {@link ObservationStore.check}. */

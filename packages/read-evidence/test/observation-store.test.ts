@@ -25,6 +25,18 @@ describe('createObservationStore', () => {
     assert.match(error.message, /a\.txt has not been observed in this session/);
   });
 
+  it('takes a window whose content is undefined (a file over the content limit) as it comes (issue 23: the README example did not typecheck under exactOptionalPropertyTypes)', async (t) => {
+    const file = join(await tempDir(t), 'a.txt');
+    await writeFile(file, 'one\ntwo\nthree\n');
+    const store = createObservationStore({ contentLimit: 4 });
+    const window = expectOk(await readTextWindow(file, { limit: 1, contentLimit: store.contentLimit }));
+    assert.equal(window.content, undefined);
+    // The README's own line: `content` passed through, with no conditional spread.
+    store.recordPresent(file, window.version, { content: window.content });
+    assert.equal(store.lookup(file).state, 'present');
+    assert.equal(expectOk(await store.check(file)).refreshed, false);
+  });
+
   it('holds a read window as a current observation (RE-2, RE-4)', async (t) => {
     const file = join(await tempDir(t), 'a.txt');
     await writeFile(file, 'one\ntwo\nthree\n');

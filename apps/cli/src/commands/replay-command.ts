@@ -1,8 +1,11 @@
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DispatchResult } from '@toolhost/boot';
 import type { RecordedCall, RecordedResult } from '../agent-loop.js';
 import { EXIT_CODES, usageError } from '../cli-error.js';
-import type { CommandHandler } from '../command-types.js';
+import type { CommandHandler, CommandInput } from '../command-types.js';
 import { openHost } from '../open-host.js';
 import { createStyler } from '../terminal.js';
 import { type ParsedTranscript, readTranscript } from '../transcript.js';
@@ -51,6 +54,43 @@ function compare(
   };
 }
 
+/** The transcripts that ship with the package, by the name the READMEs use. */
+const BUNDLED_EXAMPLES = new Set(['examples/explore.jsonl']);
+
+/**
+ * The installed `toolhost` package's directory: the nearest ancestor of this module with the
+ * package's own manifest (this code runs from `dist/`, bundled into a chunk at any depth).
+ */
+function packageDirectory(): string | undefined {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
+        name?: unknown;
+      };
+      if (manifest.name === 'toolhost') return directory;
+    } catch {
+      // no manifest here
+    }
+    const parent = dirname(directory);
+    if (parent === directory) return undefined;
+    directory = parent;
+  }
+}
+
+/**
+ * A bundled example named as the READMEs name it (`examples/explore.jsonl`), when no such file
+ * exists where the user is: its path, and the directory it explored (the package itself).
+ */
+function bundledExample(given: string): { file: string; root: string } | undefined {
+  const name = posix.normalize(given.replaceAll('\\', '/'));
+  if (!BUNDLED_EXAMPLES.has(name)) return undefined;
+  const root = packageDirectory();
+  if (!root) return undefined;
+  const file = join(root, name);
+  return existsSync(file) ? { file, root } : undefined;
+}
+
 /**
  * `toolhost replay FILE`: re-runs a transcript's recorded tool calls through a fresh host under the
  * current policy (each recorded batch as one `dispatchBatch`, in order, so read-before-edit evidence
@@ -58,9 +98,27 @@ function compare(
  * any outcome changed. Nobody is asked for approval: calls a person approved during the run fail
  * closed here, and show up as changed. Calls really run: replaying a transcript that wrote files
  * under a policy that allows writing writes them again.
+ *
+ * `examples/explore.jsonl`, when there is no such file in the working directory, is the example
+ * that ships with the package (a read-only exploration of the package itself): it is replayed with
+ * the package directory as the root (unless `--root` is given) and a temporary state directory, so
+ * nothing is written into the installation.
  */
 export const replayCommand: CommandHandler = async ({ globals, values, positionals, io, signal }) => {
-  const file = resolve(io.cwd, positionals[0]!);
+  let file = resolve(io.cwd, positionals[0]!);
+  let root = globals.root;
+  let stateDir: string | undefined;
+  const example = existsSync(file) ? undefined : bundledExample(positionals[0]!);
+  if (example) {
+    file = example.file;
+    if (!globals.rootGiven) {
+      root = example.root;
+      stateDir = mkdtempSync(join(tmpdir(), 'toolhost-replay-'));
+    }
+    io.stderr.write(
+      `toolhost: no ${positionals[0]} here; replaying the example that ships with toolhost (${file})${globals.rootGiven ? '' : `, with ${root} as the root`}\n`,
+    );
+  }
   let transcript: ParsedTranscript;
   try {
     transcript = readTranscript(file);
@@ -68,7 +126,33 @@ export const replayCommand: CommandHandler = async ({ globals, values, positiona
     throw usageError(`cannot replay ${file}: ${(error as Error).message}`, error);
   }
   if (transcript.batches.length === 0) throw usageError(`${file} records no tool calls to replay`);
-  const host = await openHost(globals, { io });
+  try {
+    return await replayTranscript(
+      { ...globals, root },
+      { file, transcript, values, positionals, io, signal, stateDir },
+    );
+  } finally {
+    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  }
+};
+
+async function replayTranscript(
+  globals: CommandInput['globals'],
+  {
+    file,
+    transcript,
+    values,
+    positionals,
+    io,
+    signal,
+    stateDir,
+  }: Pick<CommandInput, 'values' | 'positionals' | 'io' | 'signal'> & {
+    file: string;
+    transcript: ParsedTranscript;
+    stateDir: string | undefined;
+  },
+): Promise<number> {
+  const host = await openHost(globals, { io, ...(stateDir ? { stateDir } : {}) });
   const replayed: ReplayedCall[] = [];
   try {
     for (const batch of transcript.batches) {
@@ -132,4 +216,4 @@ export const replayCommand: CommandHandler = async ({ globals, values, positiona
     io.stdout.write(`${lines.join('\n')}\n`);
   }
   return changed === 0 ? EXIT_CODES.success : EXIT_CODES.failure;
-};
+}
