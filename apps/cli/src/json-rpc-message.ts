@@ -1,3 +1,4 @@
+import { isObject as isRecord } from '@toolhost/contracts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 // The MCP SDK's `JSONRPCMessageSchema` is a zod schema, and importing it loads zod (about a hundred
@@ -5,10 +6,6 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 // holds them to the installed SDK's schema over a table of messages), by hand.
 
 const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isRequestId(value: unknown): boolean {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));

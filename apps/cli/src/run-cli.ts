@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@toolhost/contracts';
 import packageJson from '../package.json' with { type: 'json' };
 import { CliError, EXIT_CODES, oneLine, usageError } from './cli-error.js';
 import {
@@ -111,9 +112,7 @@ function parseCommandArgs(spec: CommandSpec, args: readonly string[]) {
     });
   } catch (error) {
     // parseArgs messages are already one line and name the flag ("Unknown option '--x'").
-    throw usageError(
-      `${error instanceof Error ? error.message : String(error)} (see toolhost ${spec.name} --help)`,
-    );
+    throw usageError(`${errorMessage(error)} (see toolhost ${spec.name} --help)`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@toolhost/contracts';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { connectMcpServer } from './mcp-server.js';
@@ -300,12 +301,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const listener = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      sendJsonRpcError(
-        response,
-        500,
-        -32603,
-        `Internal error: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      sendJsonRpcError(response, 500, -32603, `Internal error: ${errorMessage(error)}`);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { isObject } from '@toolhost/contracts';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -30,10 +31,6 @@ function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & Request
   return (
     typeof record.method === 'string' && (typeof record.id === 'string' || typeof record.id === 'number')
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether an `initialize` request is well formed enough to be answered without the SDK's schemas. */

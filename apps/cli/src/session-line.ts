@@ -1,11 +1,11 @@
 import type { BatchResult, DispatchResult, ToolCall, TurnOrigin } from '@toolhost/boot';
-import { isObject } from '@toolhost/contracts';
+import { ERROR_CODES, isObject } from '@toolhost/contracts';
 
 /** The most calls one `{"batch":[...]}` line may carry; a longer batch is refused as a whole. */
 export const MAX_BATCH_CALLS = 128;
 
-/** The recovery text of `SESSION_LINE_INVALID` (kept in step with the contract's table). */
-const LINE_RECOVERY = 'send one JSON object per line: {"id","name","arguments"} or {"batch":[calls...]}';
+/** The recovery text of `SESSION_LINE_INVALID`, read from the contract's table (one source). */
+const LINE_RECOVERY = ERROR_CODES.SESSION_LINE_INVALID.recovery;
 
 /** A call id as the input gave it (echoed back unchanged), or `null` when there was none. */
 export type SessionId = string | number | null;

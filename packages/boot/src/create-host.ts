@@ -17,6 +17,7 @@ import {
   createToolRegistry,
   defineTool,
   errorMessage,
+  isObject,
   type ModelTool,
   sharedArgumentValidator,
   type ToolCallContext,
@@ -620,10 +621,6 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     }
     throw error;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Checks `extensions`: each an object with a non-empty `name` and function hooks. */

@@ -1,4 +1,10 @@
-import { outputText, type ContentBlock, ToolhostError, type ToolResult } from '@toolhost/contracts';
+import {
+  type ContentBlock,
+  outputText,
+  ToolhostError,
+  type ToolResult,
+  utf8BoundaryBefore,
+} from '@toolhost/contracts';
 import {
   contextNote,
   type ExecutionScope,
@@ -479,8 +485,7 @@ function boundNotes(notes: readonly string[] | undefined): string {
   const text = notes.join('\n');
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= MAX_NOTES_BYTES) return text;
-  let end = MAX_NOTES_BYTES - 3;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  const end = utf8BoundaryBefore(bytes, MAX_NOTES_BYTES - 3);
   return `${bytes.subarray(0, end).toString('utf8')}...`;
 }
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { errorMessage } from '@toolhost/contracts';
 
 /** Options of {@link runHookCommand}. */
 export interface RunHookCommandOptions {
@@ -64,7 +65,7 @@ export function runHookCommand(options: RunHookCommandOptions): Promise<HookComm
         windowsHide: true,
       });
     } catch (error) {
-      return finishEarly('spawn_failed', error instanceof Error ? error.message : String(error));
+      return finishEarly('spawn_failed', errorMessage(error));
     }
     const stdout = boundedCollector(maxBytes);
     const stderr = boundedCollector(maxBytes);

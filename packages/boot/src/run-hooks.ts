@@ -1,4 +1,4 @@
-import { isJsonObject } from '@toolhost/contracts';
+import { isJsonObject, utf8BoundaryBefore } from '@toolhost/contracts';
 import { createJobEnvironment } from '@toolhost/jobs';
 import type { AuditLog } from './audit-log.js';
 import type { ConfiguredHook, HookEvent } from './hook-config.js';
@@ -310,8 +310,7 @@ function boundReason(text: string): string {
     .trim();
   const bytes = Buffer.from(clean, 'utf8');
   if (bytes.length <= MAX_HOOK_REASON_BYTES) return clean;
-  let end = MAX_HOOK_REASON_BYTES - 3;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  const end = utf8BoundaryBefore(bytes, MAX_HOOK_REASON_BYTES - 3);
   return `${bytes.subarray(0, end).toString('utf8')}...`;
 }
 
@@ -322,7 +321,6 @@ function boundReason(text: string): string {
 export function boundHookText(text: string): { readonly text: string; readonly truncated: boolean } {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= MAX_HOOK_INPUT_TEXT_BYTES) return { text, truncated: false };
-  let end = MAX_HOOK_INPUT_TEXT_BYTES;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  const end = utf8BoundaryBefore(bytes, MAX_HOOK_INPUT_TEXT_BYTES);
   return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
 }

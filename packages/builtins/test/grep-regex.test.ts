@@ -61,9 +61,13 @@ describe('compileGrepRegex', () => {
   ];
 
   for (const [pattern, lines, expected] of translated) {
-    it(`matches ripgrep for ${JSON.stringify(pattern)}`, async () => {
+    it(`matches ripgrep for ${JSON.stringify(pattern)}`, async (t) => {
       assert.deepEqual(jsMatches(pattern, lines), expected);
-      if (rg === null) return;
+      if (rg === null) {
+        // The JS half ran; the ripgrep half is reported as skipped, never passed silently.
+        t.skip('rg is not on PATH: only the JS translation was checked');
+        return;
+      }
       const file = path.join(scratch, 'lines.txt');
       await writeFile(file, `${lines.join('\n')}\n`);
       let output = '';

@@ -1,4 +1,5 @@
 import {
+  boundedText,
   errorResult,
   isJsonObject,
   type ToolCallContext,
@@ -36,7 +37,7 @@ import type { McpToolSchema } from './mcp-tools.js';
 import type { CapabilityAuthorization, CapabilityAuthorizationRequest } from './proxy-types.js';
 import { schemaHelp } from './render-capabilities.js';
 import { unavailable, unknownReference, unusableTool } from './resolve-capability.js';
-import { bounded, firstLine, withoutQuery } from './text-bounds.js';
+import { trimmedFirstLine, withoutQuery } from './text-bounds.js';
 
 /** Asks the host; a callback that throws counts as a refusal (fail closed). */
 async function askHost(
@@ -512,7 +513,7 @@ export async function callMcpServer(
     lines.push(
       tool.unusable !== undefined
         ? `- ${toolId}: (unusable: ${tool.unusable})`
-        : `- ${toolId}: ${bounded(firstLine(tool.description), 160)}`,
+        : `- ${toolId}: ${boundedText(trimmedFirstLine(tool.description), 160)}`,
     );
   }
   for (const note of connection.listingNotes) lines.push(`Note: ${note}.`);
@@ -528,7 +529,7 @@ export async function callMcpServer(
   );
   if (resources.length + templates.length + prompts.length > 0) {
     lines.push(
-      `It also offers ${resources.length} resources, ${templates.length} resource templates and ${prompts.length} prompts (search for them, or inspect mcp-resource:<server>/<uri> and mcp-prompt:<server>/<name>), for example: ${bounded(
+      `It also offers ${resources.length} resources, ${templates.length} resource templates and ${prompts.length} prompts (search for them, or inspect mcp-resource:<server>/<uri> and mcp-prompt:<server>/<name>), for example: ${boundedText(
         [...resources.slice(0, 3), ...templates.slice(0, 2), ...prompts.slice(0, 3)].join(', '),
         600,
       )}.`,

@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type ArgumentValidator,
   err,
+  isObject,
   ok,
   type Result,
   ToolhostError,
@@ -1098,10 +1099,6 @@ interface HttpHolder {
 }
 const totalTimeout = Symbol('total timeout');
 const closedWhileConnecting = Symbol('closed while connecting');
-
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Rejects as soon as `signal` aborts, without waiting for `promise`. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,4 +1,10 @@
-import { type JsonObject, type ToolAnnotations, type ToolResult, textResult } from '@toolhost/contracts';
+import {
+  boundedText,
+  type JsonObject,
+  type ToolAnnotations,
+  type ToolResult,
+  textResult,
+} from '@toolhost/contracts';
 import {
   MCP_PROMPT_RULE,
   MCP_READ_RESOURCE_RULE,
@@ -28,7 +34,7 @@ import type { McpConnection } from './mcp-connection.js';
 import type { McpToolSchema } from './mcp-tools.js';
 import type { CapabilityInventory, CapabilityPolicyTarget, McpServerInventory } from './proxy-types.js';
 import { searchCapabilities } from './search-capabilities.js';
-import { bounded, firstLine } from './text-bounds.js';
+import { trimmedFirstLine } from './text-bounds.js';
 
 /** The exact `use_capability` call of an id with arguments, as the model should write it. */
 export function callRecipe(id: string, args: JsonObject): string {
@@ -103,7 +109,7 @@ export function inventoryOf(context: FrontendContext): CapabilityInventory {
       tools.push({
         capabilityId,
         name: tool.name,
-        description: firstLine(tool.definition.modelTool.description),
+        description: trimmedFirstLine(tool.definition.modelTool.description),
       });
   }
   return { servers, tools, refusedTools, sessionToolResult: context.resultStore !== undefined };
@@ -117,7 +123,7 @@ function refusedNote(what: string, ids: readonly string[], example: string): str
 function firstRefusalText(context: FrontendContext, entries: readonly CapabilityEntry[], id: string): string {
   const target = entries.find((entry) => entry.summary.id === id)?.target;
   const refusal = target ? policyRefusal(context, target) : undefined;
-  return refusal ? bounded(refusal.message, 200) : 'refused';
+  return refusal ? boundedText(refusal.message, 200) : 'refused';
 }
 
 /** The text of `list`: servers with their state, built-in tools, the paging capability. */
@@ -148,7 +154,7 @@ export function listText(context: FrontendContext): string {
   }
   lines.push(`Built-in tools (${data.tools.length}):`);
   if (data.tools.length === 0) lines.push('- none beyond your direct tools');
-  for (const tool of data.tools) lines.push(`- ${tool.capabilityId}: ${bounded(tool.description, 160)}`);
+  for (const tool of data.tools) lines.push(`- ${tool.capabilityId}: ${boundedText(tool.description, 160)}`);
   if (data.refusedTools.length > 0) {
     const first = data.refusedTools[0] as string;
     lines.push(
@@ -197,12 +203,12 @@ function inventoryNotes(context: FrontendContext): string[] {
   const notes: string[] = [];
   if (unknown.length > 0) {
     notes.push(
-      `Not searched: the tools of ${bounded(unknown.join(', '), 600)} are unknown until ${unknown.length === 1 ? 'it connects' : 'they connect'} (call the id to connect, after permission, and list them).`,
+      `Not searched: the tools of ${boundedText(unknown.join(', '), 600)} are unknown until ${unknown.length === 1 ? 'it connects' : 'they connect'} (call the id to connect, after permission, and list them).`,
     );
   }
   if (cached.length > 0) {
     notes.push(
-      `From schema caches, possibly stale: ${bounded(cached.join(', '), 600)}; a tool missing from a cache is still found by calling mcp-tool:<server>/<tool>, which connects the server.`,
+      `From schema caches, possibly stale: ${boundedText(cached.join(', '), 600)}; a tool missing from a cache is still found by calling mcp-tool:<server>/<tool>, which connects the server.`,
     );
   }
   return notes;
@@ -253,7 +259,7 @@ export function searchResult(context: FrontendContext, query: string): ToolResul
         : entry.schemaSource === 'unknown'
           ? ' (server not started; its schema did not compile, so none is cached: the live one decides)'
           : '';
-    lines.push(`- ${entry.id}: ${bounded(firstLine(entry.description), 160)}${note}`);
+    lines.push(`- ${entry.id}: ${boundedText(trimmedFirstLine(entry.description), 160)}${note}`);
   }
   lines.push(
     'Next: use_capability(action="inspect", capability_id="<id>") for the schema, then action="call".',
@@ -307,7 +313,7 @@ export function schemaHelp(id: string, schema: McpToolSchema): ToolResult['outpu
 function refusedLine(context: FrontendContext, target: CapabilityPolicyTarget): string[] {
   const refusal = policyRefusal(context, target);
   return refusal
-    ? [`Refused in this session, whatever anyone answers: ${bounded(refusal.message, 300)}`]
+    ? [`Refused in this session, whatever anyone answers: ${boundedText(refusal.message, 300)}`]
     : [];
 }
 
@@ -470,21 +476,21 @@ function contentBlocks(connection: McpConnection): string[] {
     'Resources',
     content.resources?.map(
       (resource) =>
-        `- ${mcpResourceCapabilityId(name, resource.uri)}${resource.mimeType ? ` (${resource.mimeType})` : ''}: ${bounded(firstLine(resource.description || resource.name), 120)}`,
+        `- ${mcpResourceCapabilityId(name, resource.uri)}${resource.mimeType ? ` (${resource.mimeType})` : ''}: ${boundedText(trimmedFirstLine(resource.description || resource.name), 120)}`,
     ),
   );
   section(
     'Resource templates (call with the variables in `arguments`)',
     content.templates?.map(
       (template) =>
-        `- ${mcpResourceCapabilityId(name, template.uriTemplate)}: ${bounded(firstLine(template.description || template.name), 120)}`,
+        `- ${mcpResourceCapabilityId(name, template.uriTemplate)}: ${boundedText(trimmedFirstLine(template.description || template.name), 120)}`,
     ),
   );
   section(
     'Prompts',
     content.prompts?.map(
       (prompt) =>
-        `- ${mcpPromptCapabilityId(name, prompt.name)}(${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')}): ${bounded(firstLine(prompt.description || prompt.name), 120)}`,
+        `- ${mcpPromptCapabilityId(name, prompt.name)}(${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')}): ${boundedText(trimmedFirstLine(prompt.description || prompt.name), 120)}`,
     ),
   );
   return out;

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { err, ok, type Result, ToolhostError } from '@toolhost/contracts';
+import { err, isUtf8Continuation, ok, type Result, ToolhostError } from '@toolhost/contracts';
 
 /** Bytes in a page when `limit` is not given. */
 export const TOOL_RESULT_PAGE_DEFAULT_BYTES = 16_384;
@@ -587,14 +587,14 @@ export function pageBody(
   // One byte past the window tells whether the window ends inside a character.
   const bytes = body.read(offset, Math.min(end + 1, total));
   if (!bytes) return err(body.unavailable());
-  if (isContinuationByte(bytes[0]!)) {
+  if (isUtf8Continuation(bytes[0]!)) {
     return err(
       rangeInvalid('offset is inside a UTF-8 character; use the next_offset of the previous page', {
         reason: 'offset_not_on_boundary',
       }),
     );
   }
-  if (end < total) while (end > offset && isContinuationByte(bytes[end - offset]!)) end--;
+  if (end < total) while (end > offset && isUtf8Continuation(bytes[end - offset]!)) end--;
   if (end === offset) {
     return err(
       rangeInvalid(`limit ${limit} ends inside the next UTF-8 character; increase limit`, {
@@ -607,10 +607,6 @@ export function pageBody(
 
 function pageOf(header: ToolResultPageHeader, page: string): ToolResultPage {
   return { header, page, text: `${JSON.stringify(header)}\n${page}` };
-}
-
-function isContinuationByte(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
 }
 
 function putValueOf(record: StoredToolResult): PutToolResultValue {

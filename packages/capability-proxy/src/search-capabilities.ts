@@ -1,3 +1,5 @@
+import { editDistance } from '@toolhost/contracts';
+
 /** One reachable capability as search and candidate lists see it. */
 export interface CapabilitySummary {
   readonly id: string;
@@ -124,23 +126,4 @@ function normalize(text: string): string {
 
 function singular(word: string): string {
   return word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : `${word}s`;
-}
-
-/** Levenshtein distance, giving up (returning `max + 1`) once it must exceed `max`. */
-function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      current.push(value);
-      rowMin = Math.min(rowMin, value);
-    }
-    if (rowMin > max) return max + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -50,9 +50,8 @@ async function primeCache(stateDir: string, mcpServers: McpServersConfig): Promi
   }
 }
 
-function builtinCatalog(): { catalog: () => RegisteredTool[]; calls: unknown[][] } {
+function builtinCatalog(): { catalog: () => RegisteredTool[] } {
   const registry = createToolRegistry();
-  const calls: unknown[][] = [];
   const make = (name: string, description: string, visibility: 'listed' | 'hidden') =>
     defineTool<{ pattern: string }>({
       name,
@@ -77,7 +76,7 @@ function builtinCatalog(): { catalog: () => RegisteredTool[]; calls: unknown[][]
   registry.register(make('glob', 'Find files whose paths match a glob pattern.', 'listed'));
   registry.register(make('grep', 'Search file contents with a regular expression.', 'listed'));
   registry.register(make('bash_output', 'Legacy alias of job_output.', 'hidden'));
-  return { catalog: () => registry.list({ visibility: 'all' }), calls };
+  return { catalog: () => registry.list({ visibility: 'all' }) };
 }
 
 describe('createCapabilityProxy', () => {

@@ -1,19 +1,7 @@
-export {
-  buildBubblewrapArguments,
-  type BubblewrapLayout,
-  type BubblewrapProbe,
-  findBubblewrap,
-  probeBubblewrap,
-} from './bubblewrap.js';
-export {
-  type ContainCommandOptions,
-  type ContainedCommand,
-  type ContainmentProbe,
-  containCommand,
-  containmentArguments,
-  probeContainment,
-  resolveExecutable,
-} from './containment.js';
+// The public API of @toolhost/jobs (README "API"): the job manager, its sandbox and environment
+// options, and `containCommand`. Everything else (bubblewrap and seatbelt plans, the host view, the
+// process table, shell invocations) is internal: tests import it from its own file.
+export { type ContainCommandOptions, type ContainedCommand, containCommand } from './containment.js';
 export {
   createJobManager,
   type JobEndReason,
@@ -28,68 +16,12 @@ export {
 } from './create-job-manager.js';
 export {
   createJobEnvironment,
-  ENVIRONMENT_ALLOWLIST,
   type EnvironmentInheritance,
-  FORCED_ENVIRONMENT,
   type JobEnvironmentOptions,
-  SECRET_NAME_PATTERN,
 } from './job-environment.js';
-export {
-  HOME_CREDENTIAL_PATHS,
-  HOME_TOOLCHAIN_DIRECTORIES,
-  type HostView,
-  type HostViewMount,
-  type HostViewOptions,
-  listVisibleSockets,
-  planHostView,
-  SYSTEM_DIRECTORIES,
-  SYSTEM_SECRET_PATHS,
-} from './host-view.js';
-export { closingDescriptors, listInheritedDescriptors } from './inherited-descriptors.js';
+export { HOME_CREDENTIAL_PATHS, SYSTEM_SECRET_PATHS } from './host-view.js';
 export type { JobError, JobErrorCode, JobResult } from './job-error.js';
 export type { LineFilter } from './job-log.js';
-export type { PlaceholderRecord, ReapedOrphan } from './job-registry.js';
-export {
-  findProcessesWithEnvironment,
-  isProcessAlive,
-  listProcesses,
-  type ProcessIdentity,
-  type ProcessInfo,
-  readProcessIdentity,
-} from './process-table.js';
-export { collectJobProcesses, JOB_MARKER_VARIABLE, type JobProcessSelector } from './process-tree.js';
-export {
-  type EntryIdentity,
-  type IndexUpdate,
-  ProtectedPathIndex,
-  type ProtectedPathIndexOptions,
-} from './protected-path-index.js';
-export {
-  ALWAYS_PROTECTED_NAMES,
-  isAbsoluteLiteral,
-  type MissingProtectedPath,
-  type PlanProtectedPathsOptions,
-  planProtectedPaths,
-  type ProtectedPathPlan,
-} from './protected-paths.js';
-export {
-  type JobGuard,
-  type JobWindow,
-  normalizeSandboxOptions,
-  type QuarantinedEntry,
-  type SandboxMode,
-  type SandboxOptions,
-} from './sandbox.js';
-export { buildSeatbeltProfile, patternToSeatbeltRegex, type SeatbeltLayout } from './seatbelt.js';
-export {
-  buildBashInvocation,
-  buildPowerShellInvocation,
-  buildPowerShellScript,
-  buildShellInvocation,
-  encodePowerShellCommand,
-  type JobShell,
-  POWERSHELL_COMMAND_VARIABLE,
-  POWERSHELL_INLINE_LIMIT,
-  type ShellExecutables,
-  type ShellInvocation,
-} from './shell-invocation.js';
+export type { ReapedOrphan } from './job-registry.js';
+export { normalizeSandboxOptions, type SandboxMode, type SandboxOptions } from './sandbox.js';
+export type { JobShell, ShellExecutables } from './shell-invocation.js';

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createJobManager, readProcessIdentity } from '../src/index.js';
+import { createJobManager } from '../src/index.js';
+import { readProcessIdentity } from '../src/process-table.js';
 import { processesMatching, tempDir, uniqueTag, waitUntil } from './helpers.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));

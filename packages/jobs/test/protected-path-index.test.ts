@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ProtectedPathIndex } from '../src/index.js';
+import { ProtectedPathIndex } from '../src/protected-path-index.js';
 import { tempDir, waitUntil } from './helpers.js';
 
 /** A tree of `directories` directories with `files` files each, plus a root .git. */

@@ -2,13 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  buildBubblewrapArguments,
-  buildSeatbeltProfile,
-  isAbsoluteLiteral,
-  patternToSeatbeltRegex,
-  planProtectedPaths,
-} from '../src/index.js';
+import { buildBubblewrapArguments } from '../src/bubblewrap.js';
+import { isAbsoluteLiteral, planProtectedPaths } from '../src/protected-paths.js';
+import { buildSeatbeltProfile, patternToSeatbeltRegex } from '../src/seatbelt.js';
 import { tempDir } from './helpers.js';
 
 /** The mount operations of an argument list, as `[flag, ...operands]` triples in order. */

@@ -2,14 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  buildBubblewrapArguments,
-  buildSeatbeltProfile,
-  createJobEnvironment,
-  type JobManager,
-  normalizeSandboxOptions,
-  planHostView,
-} from '../src/index.js';
+import { createJobEnvironment, type JobManager, normalizeSandboxOptions } from '../src/index.js';
+import { buildBubblewrapArguments } from '../src/bubblewrap.js';
+import { planHostView } from '../src/host-view.js';
+import { buildSeatbeltProfile } from '../src/seatbelt.js';
 import { manager, tempDir } from './helpers.js';
 
 const linux = process.platform === 'linux';

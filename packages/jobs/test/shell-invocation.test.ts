@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { createJobEnvironment } from '../src/index.js';
 import {
   buildBashInvocation,
   buildPowerShellInvocation,
   buildShellInvocation,
-  createJobEnvironment,
   POWERSHELL_COMMAND_VARIABLE,
   POWERSHELL_INLINE_LIMIT,
-} from '../src/index.js';
+} from '../src/shell-invocation.js';
 import { manager, tempDir } from './helpers.js';
 
 /** Decodes `-EncodedCommand`'s argument back into the script text. */

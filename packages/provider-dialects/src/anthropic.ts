@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
 import {
   argumentsObject,
   fromWireId,
@@ -27,7 +27,7 @@ import type {
   UserContentPart,
   Usage,
 } from './ir.js';
-import { isObject, own } from './json-utils.js';
+import { own } from './json-utils.js';
 import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
 
 const DIALECT = 'anthropic';
@@ -196,7 +196,7 @@ function assistantBlocks(
           input: input ?? {},
         };
         const caller = part.providerData?.anthropic?.caller;
-        if (isObject(caller)) block.caller = caller;
+        if (isJsonObject(caller)) block.caller = caller;
         blocks.push(block);
         break;
       }
@@ -269,16 +269,16 @@ export function applyAnthropicCacheBreakpoints(
   };
   if (typeof body.system === 'string' && body.system !== '')
     body.system = [{ type: 'text', text: body.system }];
-  const system = Array.isArray(body.system) ? body.system.filter(isObject) : [];
-  const tools = Array.isArray(body.tools) ? body.tools.filter(isObject) : [];
+  const system = Array.isArray(body.system) ? body.system.filter(isJsonObject) : [];
+  const tools = Array.isArray(body.tools) ? body.tools.filter(isJsonObject) : [];
   if (system.length > 0) place(system.at(-1));
   else place(tools.at(-1));
-  const messages = Array.isArray(body.messages) ? body.messages.filter(isObject) : [];
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isJsonObject) : [];
   const last = messages.at(-1);
   if (last) {
     if (typeof last.content === 'string' && last.content !== '')
       last.content = [{ type: 'text', text: last.content }];
-    const blocks = Array.isArray(last.content) ? last.content.filter(isObject) : [];
+    const blocks = Array.isArray(last.content) ? last.content.filter(isJsonObject) : [];
     place(blocks.findLast((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking'));
   }
   return count;
@@ -286,7 +286,7 @@ export function applyAnthropicCacheBreakpoints(
 
 function countBreakpoints(value: JsonValue): number {
   if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + countBreakpoints(item), 0);
-  if (!isObject(value)) return 0;
+  if (!isJsonObject(value)) return 0;
   let count = value.cache_control !== undefined ? 1 : 0;
   for (const key of ['system', 'tools', 'messages', 'content']) {
     const item = own(value, key);
@@ -298,8 +298,8 @@ function countBreakpoints(value: JsonValue): number {
 const RETRYABLE_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 
 function errorFrom(error: JsonValue | undefined): DialectError {
-  const type = isObject(error) && typeof error.type === 'string' ? error.type : 'error';
-  const message = isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
+  const type = isJsonObject(error) && typeof error.type === 'string' ? error.type : 'error';
+  const message = isJsonObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
   return providerError(DIALECT, `Anthropic returned ${type}: ${message}`, {
     providerCode: type,
     retryable: RETRYABLE_TYPES.has(type),
@@ -342,7 +342,7 @@ export function anthropicStopReason(reason: string | undefined, hasToolCalls: bo
 export function anthropicUsage(raw: JsonObject): Usage {
   let input = numberOr(raw.input_tokens) ?? 0;
   let output = numberOr(raw.output_tokens) ?? 0;
-  const iterations = Array.isArray(raw.iterations) ? raw.iterations.filter(isObject) : [];
+  const iterations = Array.isArray(raw.iterations) ? raw.iterations.filter(isJsonObject) : [];
   const fallback = iterations.some((iteration) => iteration.type === 'fallback_message');
   const executor = iterations.filter(
     (iteration) => iteration.type === 'message' || iteration.type === 'compaction',
@@ -353,7 +353,7 @@ export function anthropicUsage(raw: JsonObject): Usage {
   }
   const cacheRead = numberOr(raw.cache_read_input_tokens);
   const cacheWrite = numberOr(raw.cache_creation_input_tokens);
-  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const details = isJsonObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
   const allInput = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
   return makeUsage({
     input: allInput,
@@ -390,10 +390,12 @@ function toolCallOf(block: JsonObject, options: ParseOptions | undefined, args?:
     type: 'tool-call',
     id: fromWireId(options, String(block.id ?? '')),
     name: neutralName(options, String(block.name ?? '')),
-    arguments: args ?? JSON.stringify(isObject(block.input) ? block.input : {}),
+    arguments: args ?? JSON.stringify(isJsonObject(block.input) ? block.input : {}),
   };
   // A call made from code execution (programmatic tool calling) names its caller; it is replayed.
-  return isObject(block.caller) ? { ...call, providerData: { anthropic: { caller: block.caller } } } : call;
+  return isJsonObject(block.caller)
+    ? { ...call, providerData: { anthropic: { caller: block.caller } } }
+    : call;
 }
 
 /**
@@ -405,7 +407,7 @@ export function parseAnthropicResponse(
   body: unknown,
   options?: ParseOptions,
 ): Result<ModelResponse, DialectError> {
-  if (!isObject(body))
+  if (!isJsonObject(body))
     return { ok: false, error: providerError(DIALECT, 'the response body is not a JSON object') };
   if (body.type === 'error' || body.error !== undefined) return { ok: false, error: errorFrom(body.error) };
   if (!Array.isArray(body.content)) {
@@ -413,7 +415,7 @@ export function parseAnthropicResponse(
   }
   const builder = new MessageBuilder();
   for (const block of body.content) {
-    if (!isObject(block)) continue;
+    if (!isJsonObject(block)) continue;
     const part = blockToPart(block, options);
     if (!part) continue;
     if (part.type === 'text') builder.text(part.text);
@@ -421,7 +423,7 @@ export function parseAnthropicResponse(
     else builder.parts.push(part);
   }
   const rawStop = typeof body.stop_reason === 'string' ? body.stop_reason : undefined;
-  const rawUsage = isObject(body.usage) ? body.usage : undefined;
+  const rawUsage = isJsonObject(body.usage) ? body.usage : undefined;
   return {
     ok: true,
     value: makeResponse({
@@ -474,7 +476,7 @@ class AnthropicStreamParser extends StreamParserBase {
     }
     switch (data.type ?? event.event) {
       case 'message_start': {
-        const message = isObject(data.message) ? data.message : {};
+        const message = isJsonObject(data.message) ? data.message : {};
         const id = typeof message.id === 'string' ? message.id : undefined;
         if (this.#started) {
           // A repeated message_start (same id, nothing streamed yet) is harmless; any other is a
@@ -491,7 +493,7 @@ class AnthropicStreamParser extends StreamParserBase {
         this.#started = true;
         this.#id = id;
         this.#model = typeof message.model === 'string' ? message.model : undefined;
-        if (isObject(message.usage)) this.#usage = { ...message.usage };
+        if (isJsonObject(message.usage)) this.#usage = { ...message.usage };
         if (typeof message.stop_reason === 'string') this.#stopReason = message.stop_reason;
         events.push({
           type: 'response-start',
@@ -500,7 +502,7 @@ class AnthropicStreamParser extends StreamParserBase {
         });
         // Programmatic tool calling sends whole blocks (a `tool_use` called from code) inside
         // message_start.content rather than as content_block events.
-        for (const block of Array.isArray(message.content) ? message.content.filter(isObject) : []) {
+        for (const block of Array.isArray(message.content) ? message.content.filter(isJsonObject) : []) {
           this.#wholeBlock(block, events);
         }
         return;
@@ -508,7 +510,7 @@ class AnthropicStreamParser extends StreamParserBase {
       case 'content_block_start': {
         this.#content = true;
         const index = numberOr(data.index) ?? this.#blocks.size;
-        const block = isObject(data.content_block) ? data.content_block : {};
+        const block = isJsonObject(data.content_block) ? data.content_block : {};
         const type = typeof block.type === 'string' ? block.type : 'unknown';
         const state: BlockState = { type, start: block, text: '', json: '', signature: '', callIndex: -1 };
         this.#blocks.set(index, state);
@@ -520,7 +522,7 @@ class AnthropicStreamParser extends StreamParserBase {
           if (block.thinking !== '') events.push({ type: 'reasoning-delta', text: block.thinking });
         } else if (type === 'tool_use') {
           state.callIndex = this.#calls++;
-          if (isObject(block.input) && Object.keys(block.input).length > 0)
+          if (isJsonObject(block.input) && Object.keys(block.input).length > 0)
             state.json = JSON.stringify(block.input);
           events.push({
             type: 'tool-call-start',
@@ -533,7 +535,7 @@ class AnthropicStreamParser extends StreamParserBase {
       }
       case 'content_block_delta': {
         const state = this.#blocks.get(numberOr(data.index) ?? -1);
-        const delta = isObject(data.delta) ? data.delta : {};
+        const delta = isJsonObject(data.delta) ? data.delta : {};
         if (!state) return;
         if (delta.type === 'text_delta' && typeof delta.text === 'string') {
           state.text += delta.text;
@@ -565,9 +567,9 @@ class AnthropicStreamParser extends StreamParserBase {
         return;
       }
       case 'message_delta': {
-        const delta = isObject(data.delta) ? data.delta : {};
+        const delta = isJsonObject(data.delta) ? data.delta : {};
         if (typeof delta.stop_reason === 'string') this.#stopReason = delta.stop_reason;
-        if (isObject(data.usage)) {
+        if (isJsonObject(data.usage)) {
           for (const key of Object.keys(data.usage)) {
             const value = data.usage[key];
             if (value !== null && value !== undefined) this.#usage[key] = value;
@@ -601,7 +603,7 @@ class AnthropicStreamParser extends StreamParserBase {
       if (state.text !== '') events.push({ type: 'reasoning-delta', text: state.text });
     } else if (type === 'tool_use') {
       state.callIndex = this.#calls++;
-      state.json = JSON.stringify(isObject(block.input) ? block.input : {});
+      state.json = JSON.stringify(isJsonObject(block.input) ? block.input : {});
       const id = fromWireId(this.#options, String(block.id ?? ''));
       events.push(
         {
@@ -612,7 +614,7 @@ class AnthropicStreamParser extends StreamParserBase {
         },
         { type: 'tool-call-delta', index: state.callIndex, id, argumentsDelta: state.json },
       );
-    } else if (isObject(block.input)) {
+    } else if (isJsonObject(block.input)) {
       state.json = JSON.stringify(block.input);
     }
     this.#closeBlock(state, events);
@@ -687,24 +689,24 @@ export function createAnthropicStreamParser(options?: ParseOptions): StreamParse
  */
 export function parseAnthropicRequest(body: unknown, options?: ParseOptions): { messages: Message[] } {
   const messages: Message[] = [];
-  if (!isObject(body)) return { messages };
+  if (!isJsonObject(body)) return { messages };
   const system = body.system;
   if (typeof system === 'string' && system !== '') messages.push({ role: 'system', content: system });
   else if (Array.isArray(system)) {
     const text = system
-      .filter(isObject)
+      .filter(isJsonObject)
       .map((block) => (typeof block.text === 'string' ? block.text : ''))
       .join('\n\n');
     if (text !== '') messages.push({ role: 'system', content: text });
   }
   const names = new Map<string, string>();
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
-    if (!isObject(message)) continue;
+    if (!isJsonObject(message)) continue;
     const blocks: JsonObject[] =
       typeof message.content === 'string'
         ? [{ type: 'text', text: message.content }]
         : Array.isArray(message.content)
-          ? message.content.filter(isObject)
+          ? message.content.filter(isJsonObject)
           : [];
     if (message.role === 'assistant') {
       const parts: AssistantContentPart[] = [];
@@ -726,7 +728,7 @@ export function parseAnthropicRequest(body: unknown, options?: ParseOptions): { 
         const raw = block.content;
         if (typeof raw === 'string') content.push({ type: 'text', text: raw });
         else if (Array.isArray(raw)) {
-          for (const item of raw.filter(isObject)) {
+          for (const item of raw.filter(isJsonObject)) {
             const part = contentPart(item);
             if (part) content.push(part);
           }
@@ -750,7 +752,7 @@ export function parseAnthropicRequest(body: unknown, options?: ParseOptions): { 
 
 function contentPart(block: JsonObject): UserContentPart | undefined {
   if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text };
-  if (block.type === 'image' && isObject(block.source) && block.source.type === 'base64') {
+  if (block.type === 'image' && isJsonObject(block.source) && block.source.type === 'base64') {
     return {
       type: 'image',
       mimeType: String(block.source.media_type ?? ''),

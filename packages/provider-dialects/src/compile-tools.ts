@@ -1,9 +1,15 @@
-import type { HostedToolDeclarations, JsonObject, JsonValue, ModelTool } from '@toolhost/contracts';
+import {
+  type HostedToolDeclarations,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type ModelTool,
+} from '@toolhost/contracts';
 import type { ToolDecoding } from './decode-arguments.js';
 import { DialectError } from './dialect-error.js';
 import type { DialectName } from './ir.js';
 import { DIALECT_NAMES } from './ir.js';
-import { isObject, own, sortKeysDeep } from './json-utils.js';
+import { own, sortKeysDeep } from './json-utils.js';
 import { createNameMap, type NameMap } from './names.js';
 import { type ReportEntry, Reporter } from './report.js';
 import { hasAnnotations, stripAnnotations } from './schema-annotations.js';
@@ -122,7 +128,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
     });
   }
   modelTools.forEach((tool, index) => {
-    if (!isObject(tool as unknown) || typeof tool.name !== 'string') {
+    if (!isJsonObject(tool as unknown) || typeof tool.name !== 'string') {
       throw new DialectError({
         code: 'CONFIG_INVALID',
         message: 'each tool must be an object with a string `name`',
@@ -266,7 +272,7 @@ export function compileTools(modelTools: readonly ModelTool[], options: CompileT
       continue;
     }
     const violations = validateForProvider([declaration], dialect);
-    if (!isObject(declaration) || violations.length > 0 || isFunctionDeclaration(declaration, dialect)) {
+    if (!isJsonObject(declaration) || violations.length > 0 || isFunctionDeclaration(declaration, dialect)) {
       report.push({
         tool: tool.name,
         pointer: '',

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { cloneJson, isObject, pointerJoin, tryParseJson } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { cloneJson, pointerJoin, tryParseJson } from './json-utils.js';
 import { ANNOTATION } from './schema-annotations.js';
 import { declaredTypes, resolveLocalRef, typeOfValue } from './schema-common.js';
 
@@ -41,7 +41,7 @@ export function decodeArguments(args: JsonValue, decoding: ToolDecoding | undefi
     const root = decoding.schema;
     value = walk(value, root, '', root, changes, 0);
   }
-  if (decoding.unwrap !== undefined && isObject(value) && Object.hasOwn(value, decoding.unwrap)) {
+  if (decoding.unwrap !== undefined && isJsonObject(value) && Object.hasOwn(value, decoding.unwrap)) {
     value = value[decoding.unwrap]!;
     changes.push({ pointer: '', action: 'unwrapped' });
   }
@@ -56,11 +56,11 @@ function walk(
   changes: ArgumentChange[],
   depth: number,
 ): JsonValue {
-  if (!isObject(schema) || depth > 64) return value;
+  if (!isJsonObject(schema) || depth > 64) return value;
   let node = schema;
   for (let guard = 0; typeof node.$ref === 'string' && guard < 16; guard++) {
     const target = resolveLocalRef(root, node.$ref);
-    if (!target || !isObject(target.schema)) return value;
+    if (!target || !isJsonObject(target.schema)) return value;
     node = target.schema;
   }
   if (node[ANNOTATION.jsonString] === true && typeof value === 'string') {
@@ -84,7 +84,7 @@ function walk(
     const branch = chooseBranch(value, node.anyOf, root);
     if (branch !== undefined) value = walk(value, branch, pointer, root, changes, depth + 1);
   }
-  if (isObject(value) && isObject(node.properties)) {
+  if (isJsonObject(value) && isJsonObject(node.properties)) {
     const properties = node.properties;
     const absent = node[ANNOTATION.absentIfNull];
     const absentSet = new Set(Array.isArray(absent) ? absent.filter((name) => typeof name === 'string') : []);
@@ -98,7 +98,7 @@ function walk(
       }
     }
   }
-  if (Array.isArray(value) && isObject(node.items)) {
+  if (Array.isArray(value) && isJsonObject(node.items)) {
     const items = node.items;
     for (let index = 0; index < value.length; index++) {
       value[index] = walk(value[index]!, items, pointerJoin(pointer, index), root, changes, depth + 1);
@@ -113,13 +113,13 @@ function chooseBranch(
   root: JsonObject,
 ): JsonValue | undefined {
   const candidates = branches.filter((branch) => matches(value, branch, root));
-  if (candidates.length <= 1 || !isObject(value)) return candidates[0];
+  if (candidates.length <= 1 || !isJsonObject(value)) return candidates[0];
   const keys = Object.keys(value);
   return (
     candidates.find((branch) => {
       const resolved = resolve(branch, root);
       return (
-        isObject(resolved?.properties) &&
+        isJsonObject(resolved?.properties) &&
         keys.every((key) => Object.hasOwn(resolved.properties as JsonObject, key))
       );
     }) ?? candidates[0]
@@ -128,10 +128,10 @@ function chooseBranch(
 
 function resolve(schema: JsonValue, root: JsonObject): JsonObject | undefined {
   let node = schema;
-  for (let guard = 0; isObject(node) && typeof node.$ref === 'string' && guard < 16; guard++) {
+  for (let guard = 0; isJsonObject(node) && typeof node.$ref === 'string' && guard < 16; guard++) {
     node = resolveLocalRef(root, node.$ref)?.schema ?? false;
   }
-  return isObject(node) ? node : undefined;
+  return isJsonObject(node) ? node : undefined;
 }
 
 function matches(value: JsonValue, schema: JsonValue, root: JsonObject): boolean {
@@ -143,7 +143,7 @@ function matches(value: JsonValue, schema: JsonValue, root: JsonObject): boolean
   const types = declaredTypes(node);
   const actual = typeOfValue(value);
   if (types) return types.includes(actual) || (actual === 'integer' && types.includes('number'));
-  if (isObject(node.properties)) return actual === 'object';
+  if (isJsonObject(node.properties)) return actual === 'object';
   if (Array.isArray(node.anyOf)) return node.anyOf.some((branch) => matches(value, branch, root));
   return true;
 }

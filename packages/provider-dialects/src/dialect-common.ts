@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
 import type { DialectError } from './dialect-error.js';
 import type {
   AssistantContentPart,
@@ -13,7 +13,7 @@ import type {
   ToolMessage,
   Usage,
 } from './ir.js';
-import { isObject, own, recordOf, tryParseJson } from './json-utils.js';
+import { own, recordOf, tryParseJson } from './json-utils.js';
 import { fromWireName, normalizeToolCallId, toWireName } from './names.js';
 import type { BuildRequestOptions, ParseOptions, RequestReportEntry } from './request.js';
 
@@ -103,7 +103,7 @@ export function parseDataUrl(url: string): { mimeType: string; data: string } | 
 export function argumentsObject(text: string): JsonObject | undefined {
   if (text.trim() === '') return {};
   const parsed = tryParseJson(text);
-  return isObject(parsed) ? parsed : undefined;
+  return isJsonObject(parsed) ? parsed : undefined;
 }
 
 /** The text parts of a tool result joined with newlines. */
@@ -306,5 +306,5 @@ export abstract class StreamParserBase {
 /** Parses one SSE `data` payload as a JSON object. */
 export function parseEventData(data: string): JsonObject | undefined {
   const parsed = tryParseJson(data);
-  return isObject(parsed) ? parsed : undefined;
+  return isJsonObject(parsed) ? parsed : undefined;
 }

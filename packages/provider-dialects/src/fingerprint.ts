@@ -1,6 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue, sha256Hex } from '@toolhost/contracts';
 import type { DialectName } from './ir.js';
-import { isObject, sha256Hex } from './json-utils.js';
 
 /** Fingerprints of a request's cacheable prefix: 16 hex characters of SHA-256 each. */
 export interface PrefixFingerprint {
@@ -48,7 +47,7 @@ function leading(items: JsonValue | undefined): JsonValue {
   if (!Array.isArray(items)) return [];
   const out: JsonValue[] = [];
   for (const item of items) {
-    if (!isObject(item) || (item.role !== 'system' && item.role !== 'developer')) break;
+    if (!isJsonObject(item) || (item.role !== 'system' && item.role !== 'developer')) break;
     out.push(item);
   }
   return out;

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
 import { namedChoice } from './anthropic.js';
 import {
   argumentsObject,
@@ -30,7 +30,6 @@ import type {
   UserContentPart,
   Usage,
 } from './ir.js';
-import { isObject } from './json-utils.js';
 import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
 
 const DIALECT = 'gemini';
@@ -244,7 +243,7 @@ export function encodeGeminiToolResult(message: ToolMessage): JsonObject[] {
 const RETRYABLE_STATUS = new Set(['RESOURCE_EXHAUSTED', 'UNAVAILABLE', 'INTERNAL', 'DEADLINE_EXCEEDED']);
 
 function errorFrom(error: JsonValue | undefined): DialectError {
-  const object = isObject(error) ? error : {};
+  const object = isJsonObject(error) ? error : {};
   const status = typeof object.status === 'string' ? object.status : 'ERROR';
   const code = numberOr(object.code);
   const message = typeof object.message === 'string' ? object.message : 'unknown error';
@@ -311,7 +310,7 @@ class PartReader {
   /** Adds one response part; returns the stream events it produces. */
   read(part: JsonObject, events: StreamEvent[] | undefined): DialectError | undefined {
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
-    if (isObject(part.functionCall)) {
+    if (isJsonObject(part.functionCall)) {
       const fc = part.functionCall;
       const streamed = fc.partialArgs !== undefined || fc.willContinue === true;
       const empty = fc.name === undefined && fc.args === undefined;
@@ -319,7 +318,7 @@ class PartReader {
       if (empty) return undefined; // a closing `{}` with no call open says nothing
       this.flush(events);
       const call = this.#start(fc, signature);
-      const arguments_ = JSON.stringify(isObject(fc.args) ? fc.args : {});
+      const arguments_ = JSON.stringify(isJsonObject(fc.args) ? fc.args : {});
       const index = this.#calls++;
       const complete: ToolCallPart = { ...call, arguments: arguments_ };
       this.builder.toolCall(complete);
@@ -398,7 +397,12 @@ class PartReader {
       this.flush(events);
       const call = this.#start(fc, signature);
       const index = this.#calls++;
-      this.#pending = { index, call, args: isObject(fc.args) ? { ...fc.args } : {}, continuing: undefined };
+      this.#pending = {
+        index,
+        call,
+        args: isJsonObject(fc.args) ? { ...fc.args } : {},
+        continuing: undefined,
+      };
       events?.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
     }
     const pending = this.#pending;
@@ -409,7 +413,7 @@ class PartReader {
       );
     }
     for (const entry of Array.isArray(fc.partialArgs) ? fc.partialArgs : []) {
-      if (!isObject(entry) || typeof entry.jsonPath !== 'string') {
+      if (!isJsonObject(entry) || typeof entry.jsonPath !== 'string') {
         return providerError(DIALECT, 'a streamed function-call argument has no jsonPath');
       }
       const path = parseJsonPath(entry.jsonPath);
@@ -436,7 +440,7 @@ function partialValue(entry: JsonObject): JsonValue | undefined {
   if (typeof entry.numberValue === 'number') return entry.numberValue;
   if (typeof entry.boolValue === 'boolean') return entry.boolValue;
   if (entry.nullValue !== undefined) return null;
-  if (isObject(entry.structValue)) return entry.structValue;
+  if (isJsonObject(entry.structValue)) return entry.structValue;
   if (Array.isArray(entry.listValue)) return entry.listValue;
   return undefined;
 }
@@ -463,7 +467,7 @@ function getPath(root: JsonValue, path: readonly (string | number)[]): JsonValue
   let node: JsonValue | undefined = root;
   for (const key of path) {
     if (typeof key === 'number') node = Array.isArray(node) ? node[key] : undefined;
-    else node = isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+    else node = isJsonObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
   }
   return node;
 }
@@ -484,7 +488,7 @@ function setPath(root: JsonObject, path: readonly (string | number)[], value: Js
         node = node[key]!;
       }
     } else {
-      if (!isObject(node)) return false;
+      if (!isJsonObject(node)) return false;
       if (last)
         Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
       else {
@@ -514,24 +518,24 @@ export function parseGeminiResponse(
   body: unknown,
   options?: ParseOptions,
 ): Result<ModelResponse, DialectError> {
-  if (!isObject(body))
+  if (!isJsonObject(body))
     return { ok: false, error: providerError(DIALECT, 'the response body is not a JSON object') };
   if (body.error !== undefined) return { ok: false, error: errorFrom(body.error) };
   const reader = new PartReader(options, options?.generateId ?? defaultGenerateId);
-  const candidate = Array.isArray(body.candidates) ? body.candidates.find(isObject) : undefined;
-  const blocked = isObject(body.promptFeedback) && typeof body.promptFeedback.blockReason === 'string';
+  const candidate = Array.isArray(body.candidates) ? body.candidates.find(isJsonObject) : undefined;
+  const blocked = isJsonObject(body.promptFeedback) && typeof body.promptFeedback.blockReason === 'string';
   if (!candidate && !blocked)
     return { ok: false, error: providerError(DIALECT, 'the response has no candidates') };
-  const content = candidate && isObject(candidate.content) ? candidate.content : {};
+  const content = candidate && isJsonObject(candidate.content) ? candidate.content : {};
   for (const part of Array.isArray(content.parts) ? content.parts : []) {
-    if (!isObject(part)) continue;
+    if (!isJsonObject(part)) continue;
     const error = reader.read(part, undefined);
     if (error) return { ok: false, error };
   }
   reader.flush(undefined);
   const rawStop =
     candidate && typeof candidate.finishReason === 'string' ? candidate.finishReason : undefined;
-  const rawUsage = isObject(body.usageMetadata) ? body.usageMetadata : undefined;
+  const rawUsage = isJsonObject(body.usageMetadata) ? body.usageMetadata : undefined;
   return {
     ok: true,
     value: makeResponse({
@@ -582,14 +586,14 @@ class GeminiStreamParser extends StreamParserBase {
         ...(this.#model !== undefined ? { model: this.#model } : {}),
       });
     }
-    if (isObject(data.promptFeedback) && typeof data.promptFeedback.blockReason === 'string') {
+    if (isJsonObject(data.promptFeedback) && typeof data.promptFeedback.blockReason === 'string') {
       this.#blockReason = data.promptFeedback.blockReason;
     }
-    const candidate = Array.isArray(data.candidates) ? data.candidates.find(isObject) : undefined;
+    const candidate = Array.isArray(data.candidates) ? data.candidates.find(isJsonObject) : undefined;
     if (candidate) {
-      const content = isObject(candidate.content) ? candidate.content : {};
+      const content = isJsonObject(candidate.content) ? candidate.content : {};
       for (const part of Array.isArray(content.parts) ? content.parts : []) {
-        if (!isObject(part)) continue;
+        if (!isJsonObject(part)) continue;
         const error = this.#reader.read(part, events);
         if (error) {
           this.fail(events, error);
@@ -598,7 +602,7 @@ class GeminiStreamParser extends StreamParserBase {
       }
       if (typeof candidate.finishReason === 'string') this.#stopReason = candidate.finishReason;
     }
-    if (isObject(data.usageMetadata) && numberOr(data.usageMetadata.promptTokenCount) !== undefined) {
+    if (isJsonObject(data.usageMetadata) && numberOr(data.usageMetadata.promptTokenCount) !== undefined) {
       this.#usage = data.usageMetadata;
       events.push({ type: 'usage', usage: usageOf(data.usageMetadata) });
     }
@@ -650,11 +654,11 @@ export function createGeminiStreamParser(options?: ParseOptions): StreamParser {
  */
 export function parseGeminiRequest(body: unknown, options?: ParseOptions): { messages: Message[] } {
   const messages: Message[] = [];
-  if (!isObject(body)) return { messages };
-  const system = isObject(body.systemInstruction) ? body.systemInstruction.parts : undefined;
+  if (!isJsonObject(body)) return { messages };
+  const system = isJsonObject(body.systemInstruction) ? body.systemInstruction.parts : undefined;
   if (Array.isArray(system)) {
     const text = system
-      .filter(isObject)
+      .filter(isJsonObject)
       .map((part) => (typeof part.text === 'string' ? part.text : ''))
       .join('\n\n');
     if (text !== '') messages.push({ role: 'system', content: text });
@@ -662,8 +666,8 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
   let counter = 0;
   const pending: { id: string; name: string }[] = [];
   for (const content of Array.isArray(body.contents) ? body.contents : []) {
-    if (!isObject(content)) continue;
-    const parts = Array.isArray(content.parts) ? content.parts.filter(isObject) : [];
+    if (!isJsonObject(content)) continue;
+    const parts = Array.isArray(content.parts) ? content.parts.filter(isJsonObject) : [];
     if (content.role === 'model') {
       const reader = new PartReader(options, () => `gemini_call_${counter++}`);
       for (const part of parts) reader.read(part, undefined);
@@ -675,7 +679,7 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
     }
     const userContent: UserContentPart[] = [];
     for (const part of parts) {
-      if (isObject(part.functionResponse)) {
+      if (isJsonObject(part.functionResponse)) {
         const fr = part.functionResponse;
         const name = neutralName(options, String(fr.name ?? ''));
         const matchIndex =
@@ -683,7 +687,7 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
             ? pending.findIndex((call) => call.id === fromWireId(options, fr.id as string))
             : pending.findIndex((call) => call.name === name);
         const match = matchIndex >= 0 ? pending.splice(matchIndex, 1)[0] : undefined;
-        const response = isObject(fr.response) ? fr.response : {};
+        const response = isJsonObject(fr.response) ? fr.response : {};
         const isError = response.error !== undefined && response.output === undefined;
         const value = isError ? response.error : response.output;
         const text =
@@ -693,8 +697,8 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
               ? JSON.stringify(response)
               : JSON.stringify(value);
         const result: ToolResultContentPart[] = text === '' ? [] : [{ type: 'text', text }];
-        for (const inner of Array.isArray(fr.parts) ? fr.parts.filter(isObject) : []) {
-          if (isObject(inner.inlineData)) {
+        for (const inner of Array.isArray(fr.parts) ? fr.parts.filter(isJsonObject) : []) {
+          if (isJsonObject(inner.inlineData)) {
             result.push({
               type: 'image',
               mimeType: String(inner.inlineData.mimeType ?? ''),
@@ -714,7 +718,7 @@ export function parseGeminiRequest(body: unknown, options?: ParseOptions): { mes
         });
       } else if (typeof part.text === 'string') {
         userContent.push({ type: 'text', text: part.text });
-      } else if (isObject(part.inlineData)) {
+      } else if (isJsonObject(part.inlineData)) {
         userContent.push({
           type: 'image',
           mimeType: String(part.inlineData.mimeType ?? ''),

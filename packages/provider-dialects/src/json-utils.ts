@@ -1,10 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-
-/** Whether a value is a plain JSON object (not an array, not null). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject, type JsonValue, sha256Hex } from '@toolhost/contracts';
 
 /** Own-property lookup, safe for keys such as `__proto__` or `constructor`. */
 export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
@@ -19,7 +13,7 @@ export function recordOf<T>(entries: Iterable<readonly [string, T]>): Record<str
 /** Deep copy of a JSON value (drops `undefined` members, as JSON does). */
 export function cloneJson<T extends JsonValue>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: JsonObject = {};
     for (const key of Object.keys(value)) {
       const item = value[key];
@@ -45,7 +39,7 @@ export function defineMember(target: JsonObject, key: string, value: JsonValue):
  */
 export function sortKeysDeep(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: JsonObject = {};
     for (const key of Object.keys(value).sort()) {
       const item = value[key];
@@ -95,7 +89,7 @@ export function resolvePointer(document: JsonValue, pointer: string): JsonValue 
     if (Array.isArray(current)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
       current = current[Number(token)];
-    } else if (isObject(current)) {
+    } else if (isJsonObject(current)) {
       current = own(current, token);
     } else {
       return undefined;
@@ -103,11 +97,6 @@ export function resolvePointer(document: JsonValue, pointer: string): JsonValue 
     if (current === undefined) return undefined;
   }
   return current;
-}
-
-/** Hex SHA-256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The first `length` hex characters of SHA-256 of `text` (default 8). */

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
 import { namedChoice } from './anthropic.js';
 import {
   dataUrl,
@@ -31,7 +31,6 @@ import type {
   UserContentPart,
   Usage,
 } from './ir.js';
-import { isObject } from './json-utils.js';
 import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
 
 const DIALECT = 'openai-chat';
@@ -196,7 +195,7 @@ export function openAIError(
   dialect: 'openai-chat' | 'openai-responses',
   error: JsonValue | undefined,
 ): DialectError {
-  const object = isObject(error) ? error : {};
+  const object = isJsonObject(error) ? error : {};
   const code =
     typeof object.code === 'string' ? object.code : typeof object.type === 'string' ? object.type : 'error';
   const type = typeof object.type === 'string' ? object.type : code;
@@ -226,8 +225,8 @@ export function chatStopReason(reason: string | undefined, hasToolCalls: boolean
 
 /** Normalises OpenAI Chat usage (`prompt_tokens` includes cached tokens). */
 export function chatUsage(raw: JsonObject): Usage {
-  const promptDetails = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
-  const completionDetails = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
+  const promptDetails = isJsonObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const completionDetails = isJsonObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   return makeUsage({
     input: numberOr(raw.prompt_tokens) ?? 0,
     output: numberOr(raw.completion_tokens) ?? 0,
@@ -252,7 +251,7 @@ function reasoningText(message: JsonObject): string | undefined {
 }
 
 function callOf(raw: JsonObject, options: ParseOptions | undefined): ToolCallPart | undefined {
-  const fn = isObject(raw.function) ? raw.function : {};
+  const fn = isJsonObject(raw.function) ? raw.function : {};
   if (typeof raw.id !== 'string' || typeof fn.name !== 'string') return undefined;
   return {
     type: 'tool-call',
@@ -272,12 +271,12 @@ export function parseOpenAIChatResponse(
   body: unknown,
   options?: ParseOptions,
 ): Result<ModelResponse, DialectError> {
-  if (!isObject(body))
+  if (!isJsonObject(body))
     return { ok: false, error: providerError(DIALECT, 'the response body is not a JSON object') };
   if (body.error !== undefined && body.error !== null)
     return { ok: false, error: openAIError(DIALECT, body.error) };
-  const choice = Array.isArray(body.choices) ? body.choices.find(isObject) : undefined;
-  if (!choice || !isObject(choice.message)) {
+  const choice = Array.isArray(body.choices) ? body.choices.find(isJsonObject) : undefined;
+  if (!choice || !isJsonObject(choice.message)) {
     return { ok: false, error: providerError(DIALECT, 'the response has no choices[0].message') };
   }
   const message = choice.message;
@@ -288,14 +287,14 @@ export function parseOpenAIChatResponse(
   const refusal = typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
   if (refusal) builder.text(refusal);
   for (const raw of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-    if (!isObject(raw)) continue;
+    if (!isJsonObject(raw)) continue;
     const call = callOf(raw, options);
     if (!call)
       return { ok: false, error: providerError(DIALECT, 'a tool call has no id or no function name') };
     builder.toolCall(call);
   }
   const rawStop = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
-  const rawUsage = isObject(body.usage) ? body.usage : undefined;
+  const rawUsage = isJsonObject(body.usage) ? body.usage : undefined;
   return {
     ok: true,
     value: makeResponse({
@@ -360,13 +359,13 @@ class ChatStreamParser extends StreamParserBase {
     }
     this.#id ??= id;
     this.#model ??= model;
-    if (isObject(data.usage)) {
+    if (isJsonObject(data.usage)) {
       this.#usage = data.usage;
       events.push({ type: 'usage', usage: chatUsage(data.usage) });
     }
-    const choice = Array.isArray(data.choices) ? data.choices.find(isObject) : undefined;
+    const choice = Array.isArray(data.choices) ? data.choices.find(isJsonObject) : undefined;
     if (!choice) return;
-    const delta = isObject(choice.delta) ? choice.delta : {};
+    const delta = isJsonObject(choice.delta) ? choice.delta : {};
     const reasoning = reasoningText(delta);
     if (reasoning !== undefined) {
       this.#builder.reasoning(reasoning, DIALECT);
@@ -382,14 +381,14 @@ class ChatStreamParser extends StreamParserBase {
     }
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((raw, position) => {
-        if (!isObject(raw)) return;
+        if (!isJsonObject(raw)) return;
         const index = numberOr(raw.index) ?? position;
         let state = this.#calls.get(index);
         if (!state) {
           state = { id: undefined, name: undefined, arguments: '', started: false, committed: false };
           this.#calls.set(index, state);
         }
-        const fn = isObject(raw.function) ? raw.function : {};
+        const fn = isJsonObject(raw.function) ? raw.function : {};
         if (typeof raw.id === 'string' && raw.id !== '') state.id = raw.id;
         // Some compatible servers repeat the name in every delta: the first one wins.
         if (state.name === undefined && typeof fn.name === 'string' && fn.name !== '') state.name = fn.name;
@@ -505,11 +504,11 @@ export function createOpenAIChatStreamParser(options?: ParseOptions): StreamPars
  */
 export function parseOpenAIChatRequest(body: unknown, options?: ParseOptions): { messages: Message[] } {
   const messages: Message[] = [];
-  if (!isObject(body) || !Array.isArray(body.messages)) return { messages };
+  if (!isJsonObject(body) || !Array.isArray(body.messages)) return { messages };
   const names = new Map<string, string>();
   const toolMessages = new Map<string, number>();
   for (const raw of body.messages) {
-    if (!isObject(raw)) continue;
+    if (!isJsonObject(raw)) continue;
     switch (raw.role) {
       case 'system':
       case 'developer':
@@ -528,7 +527,7 @@ export function parseOpenAIChatRequest(body: unknown, options?: ParseOptions): {
         const text = textOf(raw.content);
         if (text !== '') parts.push({ type: 'text', text });
         for (const call of Array.isArray(raw.tool_calls) ? raw.tool_calls : []) {
-          if (!isObject(call)) continue;
+          if (!isJsonObject(call)) continue;
           const part = callOf(call, options);
           if (!part) continue;
           names.set(part.id, part.name);
@@ -558,7 +557,7 @@ export function parseOpenAIChatRequest(body: unknown, options?: ParseOptions): {
 function foldImages(content: JsonValue[], toolMessages: Map<string, number>, messages: Message[]): boolean {
   const first = content[0];
   if (
-    !isObject(first) ||
+    !isJsonObject(first) ||
     first.type !== 'text' ||
     typeof first.text !== 'string' ||
     !MARKER_PATTERN.test(first.text)
@@ -567,7 +566,7 @@ function foldImages(content: JsonValue[], toolMessages: Map<string, number>, mes
   }
   let target: number | undefined;
   for (const part of content) {
-    if (!isObject(part)) continue;
+    if (!isJsonObject(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') {
       const match = MARKER_PATTERN.exec(part.text);
       target = match ? toolMessages.get(match[1]!) : undefined;
@@ -586,7 +585,7 @@ function textOf(content: JsonValue | undefined): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .filter(isObject)
+      .filter(isJsonObject)
       .map((part) => (typeof part.text === 'string' ? part.text : ''))
       .join('');
   }
@@ -595,7 +594,7 @@ function textOf(content: JsonValue | undefined): string {
 
 function imageOf(part: JsonObject): ImagePart | undefined {
   if (part.type !== 'image_url') return undefined;
-  const url = isObject(part.image_url) ? part.image_url.url : part.image_url;
+  const url = isJsonObject(part.image_url) ? part.image_url.url : part.image_url;
   const parsed = typeof url === 'string' ? parseDataUrl(url) : undefined;
   return parsed ? { type: 'image', ...parsed } : undefined;
 }
@@ -604,7 +603,7 @@ function partsOf(content: JsonValue | undefined): UserContentPart[] {
   if (!Array.isArray(content)) return [];
   const parts: UserContentPart[] = [];
   for (const part of content) {
-    if (!isObject(part)) continue;
+    if (!isJsonObject(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') parts.push({ type: 'text', text: part.text });
     const image = imageOf(part);
     if (image) parts.push(image);

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
 import { namedChoice } from './anthropic.js';
 import {
   dataUrl,
@@ -31,7 +31,6 @@ import type {
   UserContentPart,
   Usage,
 } from './ir.js';
-import { isObject } from './json-utils.js';
 import { openAIError } from './openai-chat.js';
 import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
 
@@ -99,7 +98,7 @@ export function buildOpenAIResponsesRequest(options: BuildRequestOptions): Built
               arguments: part.arguments,
             };
             const replay = part.providerData?.[DIALECT];
-            if (isObject(replay?.caller)) {
+            if (isJsonObject(replay?.caller)) {
               item.caller = replay.caller;
               callers.set(part.id, replay.caller);
             }
@@ -231,7 +230,7 @@ function isClientCall(item: JsonObject): boolean {
     return (
       environment === undefined ||
       environment === null ||
-      (isObject(environment) && environment.type === 'local')
+      (isJsonObject(environment) && environment.type === 'local')
     );
   }
   return true;
@@ -240,7 +239,7 @@ function isClientCall(item: JsonObject): boolean {
 /** The item a client-executed call was parsed from, kept in its `providerData` for replay. */
 function clientCallItem(part: ToolCallPart): JsonObject | undefined {
   const item = part.providerData?.[DIALECT]?.item;
-  return isObject(item) && isClientCall(item) ? item : undefined;
+  return isJsonObject(item) && isClientCall(item) ? item : undefined;
 }
 
 /** The output item that answers a client-executed call, in the form its type requires. */
@@ -253,7 +252,7 @@ function clientOutputItem(
   const output = clientOutputOf(message, call, index, reporter);
   // The output of a call made from a program names the same caller (local shell and tool search
   // outputs have no caller member).
-  if (isObject(call.caller) && OUTPUTS_WITH_CALLER.has(String(output.type))) output.caller = call.caller;
+  if (isJsonObject(call.caller) && OUTPUTS_WITH_CALLER.has(String(output.type))) output.caller = call.caller;
   return output;
 }
 
@@ -350,8 +349,8 @@ export function encodeOpenAIResponsesToolResult(message: ToolMessage): JsonObjec
 }
 
 function usageOf(raw: JsonObject): Usage {
-  const inputDetails = isObject(raw.input_tokens_details) ? raw.input_tokens_details : {};
-  const outputDetails = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const inputDetails = isJsonObject(raw.input_tokens_details) ? raw.input_tokens_details : {};
+  const outputDetails = isJsonObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
   return makeUsage({
     input: numberOr(raw.input_tokens) ?? 0,
     output: numberOr(raw.output_tokens) ?? 0,
@@ -369,7 +368,7 @@ function stopReasonOf(
 ): { reason: StopReason; raw?: string } {
   const status = typeof response.status === 'string' ? response.status : undefined;
   if (status === 'incomplete') {
-    const detail = isObject(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    const detail = isJsonObject(response.incomplete_details) ? response.incomplete_details.reason : undefined;
     const raw = typeof detail === 'string' ? detail : 'incomplete';
     return {
       reason: raw === 'max_output_tokens' ? 'length' : raw === 'content_filter' ? 'content-filter' : 'other',
@@ -384,7 +383,7 @@ function stopReasonOf(
 }
 
 function reasoningOf(item: JsonObject): ReasoningPart {
-  const summary = Array.isArray(item.summary) ? item.summary.filter(isObject) : [];
+  const summary = Array.isArray(item.summary) ? item.summary.filter(isJsonObject) : [];
   const text = summary.map((entry) => (typeof entry.text === 'string' ? entry.text : '')).join('\n\n');
   return { type: 'reasoning', text, providerData: { [DIALECT]: item } };
 }
@@ -407,7 +406,7 @@ function callOf(item: JsonObject, options: ParseOptions | undefined): ToolCallPa
  */
 function callReplayFields(item: JsonObject): JsonObject | undefined {
   const out: JsonObject = {};
-  if (isObject(item.caller)) out.caller = item.caller;
+  if (isJsonObject(item.caller)) out.caller = item.caller;
   if (typeof item.namespace === 'string' && item.namespace !== '') out.namespace = item.namespace;
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -426,7 +425,7 @@ function addItem(builder: MessageBuilder, item: JsonObject, options: ParseOption
       // message's phase goes back with it.
       builder.boundary();
       const phase = phaseData(item);
-      for (const part of Array.isArray(item.content) ? item.content.filter(isObject) : []) {
+      for (const part of Array.isArray(item.content) ? item.content.filter(isJsonObject) : []) {
         if (part.type === 'output_text' && typeof part.text === 'string')
           builder.text(part.text, phase, DIALECT);
         else if (part.type === 'refusal' && typeof part.refusal === 'string') {
@@ -477,7 +476,7 @@ export function parseOpenAIResponsesResponse(
   body: unknown,
   options?: ParseOptions,
 ): Result<ModelResponse, DialectError> {
-  if (!isObject(body))
+  if (!isJsonObject(body))
     return { ok: false, error: providerError(DIALECT, 'the response body is not a JSON object') };
   if ((body.error !== undefined && body.error !== null) || body.status === 'failed') {
     return { ok: false, error: openAIError(DIALECT, body.error ?? undefined) };
@@ -486,9 +485,9 @@ export function parseOpenAIResponsesResponse(
     return { ok: false, error: providerError(DIALECT, 'the response has no output array') };
   const builder = new MessageBuilder();
   let refusal = false;
-  for (const item of body.output) if (isObject(item) && addItem(builder, item, options)) refusal = true;
+  for (const item of body.output) if (isJsonObject(item) && addItem(builder, item, options)) refusal = true;
   const stop = stopReasonOf(body, builder.hasToolCalls(), refusal);
-  const rawUsage = isObject(body.usage) ? body.usage : undefined;
+  const rawUsage = isJsonObject(body.usage) ? body.usage : undefined;
   return {
     ok: true,
     value: makeResponse({
@@ -546,7 +545,7 @@ class ResponsesStreamParser extends StreamParserBase {
     const outputIndex = numberOr(data.output_index);
     switch (type) {
       case 'response.created': {
-        const response = isObject(data.response) ? data.response : {};
+        const response = isJsonObject(data.response) ? data.response : {};
         events.push({
           type: 'response-start',
           ...(typeof response.id === 'string' ? { id: response.id } : {}),
@@ -555,7 +554,7 @@ class ResponsesStreamParser extends StreamParserBase {
         return;
       }
       case 'response.output_item.added': {
-        const item = isObject(data.item) ? data.item : {};
+        const item = isJsonObject(data.item) ? data.item : {};
         if (item.type === 'message') {
           this.#builder.boundary();
           const phase = phaseData(item);
@@ -621,7 +620,7 @@ class ResponsesStreamParser extends StreamParserBase {
         return;
       }
       case 'response.output_item.done': {
-        const item = isObject(data.item) ? data.item : {};
+        const item = isJsonObject(data.item) ? data.item : {};
         if (item.type === 'function_call') {
           const state = this.#call(outputIndex, item.id);
           if (state) {
@@ -657,10 +656,10 @@ class ResponsesStreamParser extends StreamParserBase {
       }
       case 'response.completed':
       case 'response.incomplete': {
-        const response = isObject(data.response) ? data.response : {};
+        const response = isJsonObject(data.response) ? data.response : {};
         for (const state of this.#calls) this.#commit(state, events);
         const stop = stopReasonOf(response, this.#builder.hasToolCalls(), this.#refusal);
-        const rawUsage = isObject(response.usage) ? response.usage : undefined;
+        const rawUsage = isJsonObject(response.usage) ? response.usage : undefined;
         if (rawUsage) events.push({ type: 'usage', usage: usageOf(rawUsage) });
         this.finish(events, {
           type: 'finish',
@@ -677,12 +676,12 @@ class ResponsesStreamParser extends StreamParserBase {
         return;
       }
       case 'response.failed': {
-        const response = isObject(data.response) ? data.response : {};
+        const response = isJsonObject(data.response) ? data.response : {};
         this.fail(events, openAIError(DIALECT, response.error ?? undefined));
         return;
       }
       case 'error':
-        this.fail(events, openAIError(DIALECT, isObject(data.error) ? data.error : data));
+        this.fail(events, openAIError(DIALECT, isJsonObject(data.error) ? data.error : data));
         return;
       default:
         return;
@@ -739,7 +738,7 @@ export function createOpenAIResponsesStreamParser(options?: ParseOptions): Strea
  */
 export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOptions): { messages: Message[] } {
   const messages: Message[] = [];
-  if (!isObject(body)) return { messages };
+  if (!isJsonObject(body)) return { messages };
   if (typeof body.instructions === 'string' && body.instructions !== '') {
     messages.push({ role: 'system', content: body.instructions });
   }
@@ -758,7 +757,7 @@ export function parseOpenAIResponsesRequest(body: unknown, options?: ParseOption
         ? body.input
         : [];
   for (const item of items) {
-    if (!isObject(item)) continue;
+    if (!isJsonObject(item)) continue;
     if (
       item.role === 'assistant' ||
       item.type === 'function_call' ||
@@ -832,7 +831,7 @@ function isHostedItem(item: JsonObject): boolean {
 function shellOutputText(output: JsonValue | undefined): string {
   if (!Array.isArray(output)) return '';
   return output
-    .filter(isObject)
+    .filter(isJsonObject)
     .map((entry) =>
       [entry.stdout, entry.stderr].filter((text) => typeof text === 'string' && text !== '').join('\n'),
     )
@@ -842,7 +841,9 @@ function shellOutputText(output: JsonValue | undefined): string {
 function shellFailed(output: JsonValue | undefined): boolean {
   return (
     Array.isArray(output) &&
-    output.some((entry) => isObject(entry) && isObject(entry.outcome) && entry.outcome.exit_code !== 0)
+    output.some(
+      (entry) => isJsonObject(entry) && isJsonObject(entry.outcome) && entry.outcome.exit_code !== 0,
+    )
   );
 }
 
@@ -850,7 +851,7 @@ function textOf(content: JsonValue | undefined): string {
   if (typeof content === 'string') return content;
   return Array.isArray(content)
     ? content
-        .filter(isObject)
+        .filter(isJsonObject)
         .map((part) => (typeof part.text === 'string' ? part.text : ''))
         .join('')
     : '';
@@ -859,7 +860,7 @@ function textOf(content: JsonValue | undefined): string {
 function partsOf(content: JsonValue | undefined): ToolResultContentPart[] {
   if (!Array.isArray(content)) return [];
   const parts: ToolResultContentPart[] = [];
-  for (const part of content.filter(isObject)) {
+  for (const part of content.filter(isJsonObject)) {
     if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string') {
       parts.push({ type: 'text', text: part.text });
     } else if (part.type === 'input_image' && typeof part.image_url === 'string') {

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { defineMember, isObject } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { defineMember } from './json-utils.js';
 import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS } from './schema-common.js';
 
 /**
@@ -33,7 +33,7 @@ export function hasAnnotations(schema: JsonValue): boolean {
 
 /** A copy of a decode schema without annotations: the bytes the provider receives. */
 export function stripAnnotations(schema: JsonValue): JsonValue {
-  if (!isObject(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const out: JsonObject = {};
   for (const key of Object.keys(schema)) {
     if (isAnnotationKey(key)) continue;
@@ -42,7 +42,7 @@ export function stripAnnotations(schema: JsonValue): JsonValue {
       out[key] = Array.isArray(value) ? value.map(stripAnnotations) : stripAnnotations(value);
     } else if ((SCHEMA_ARRAY_KEYWORDS as readonly string[]).includes(key) && Array.isArray(value)) {
       out[key] = value.map(stripAnnotations);
-    } else if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(key) && isObject(value)) {
+    } else if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(key) && isJsonObject(value)) {
       const map: JsonObject = {};
       for (const name of Object.keys(value)) defineMember(map, name, stripAnnotations(value[name]!));
       out[key] = map;
@@ -59,7 +59,7 @@ export function walkSchemaNodes(
   visit: (node: JsonObject, pointer: string) => void,
   pointer = '',
 ): void {
-  if (!isObject(schema)) return;
+  if (!isJsonObject(schema)) return;
   visit(schema, pointer);
   for (const key of Object.keys(schema)) {
     const value = schema[key]!;
@@ -70,7 +70,7 @@ export function walkSchemaNodes(
       } else walkSchemaNodes(value, visit, base);
     } else if ((SCHEMA_ARRAY_KEYWORDS as readonly string[]).includes(key) && Array.isArray(value)) {
       for (const [index, item] of value.entries()) walkSchemaNodes(item, visit, `${base}/${index}`);
-    } else if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(key) && isObject(value)) {
+    } else if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(key) && isJsonObject(value)) {
       for (const name of Object.keys(value)) {
         walkSchemaNodes(value[name]!, visit, `${base}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`);
       }

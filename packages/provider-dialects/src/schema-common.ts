@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { isObject, own, resolvePointer, stableStringify } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { own, resolvePointer, stableStringify } from './json-utils.js';
 
 // The JSON Schema keyword table is the one of @toolhost/contracts (`items` a one-schema keyword; its
 // draft-07 tuple form is handled where each walk meets `items`).
@@ -30,7 +30,7 @@ export const TYPE_ALIASES: Readonly<Record<string, JsonTypeName>> = {
 
 /** Whether a value can be a schema (an object or a boolean). */
 export function isSchema(value: unknown): value is JsonObject | boolean {
-  return isObject(value) || typeof value === 'boolean';
+  return isJsonObject(value) || typeof value === 'boolean';
 }
 
 /** The declared types of a schema node (`type` as a string or an array), or `undefined`. */
@@ -62,7 +62,9 @@ export function typesOfValues(values: readonly JsonValue[]): JsonTypeName[] {
 export function isObjectLike(node: JsonObject): boolean {
   const types = declaredTypes(node);
   if (types) return types.includes('object');
-  return isObject(node.properties) || Array.isArray(node.required) || node.additionalProperties !== undefined;
+  return (
+    isJsonObject(node.properties) || Array.isArray(node.required) || node.additionalProperties !== undefined
+  );
 }
 
 /** A resolved local reference: the target schema and its pointer in the document. */
@@ -103,7 +105,7 @@ export function isRecursiveRef(root: JsonValue, ref: string): boolean {
       for (const item of node) stack.push(item);
       continue;
     }
-    if (!isObject(node)) continue;
+    if (!isJsonObject(node)) continue;
     for (const key of Object.keys(node)) {
       const value = node[key]!;
       if (key === '$ref' && typeof value === 'string') {

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { defineMember, isObject, pointerJoin } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { defineMember, pointerJoin } from './json-utils.js';
 import type { Reporter } from './report.js';
 import {
   appendDescription,
@@ -55,7 +55,7 @@ export function applySchemaFixes(
   reporter: Reporter,
 ): JsonObject {
   const out = fixNode(root, '', root, options, reporter);
-  return isObject(out) ? out : { type: 'object', properties: {} };
+  return isJsonObject(out) ? out : { type: 'object', properties: {} };
 }
 
 function fixNode(
@@ -66,7 +66,7 @@ function fixNode(
   reporter: Reporter,
 ): JsonValue | undefined {
   if (typeof node === 'boolean') return node;
-  if (!isObject(node)) return undefined;
+  if (!isJsonObject(node)) return undefined;
   let out: JsonObject = { ...node };
 
   if ('$ref' in out) {
@@ -199,7 +199,7 @@ function fixNode(
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     if (!(keyword in out)) continue;
     const value = out[keyword]!;
-    if (!isObject(value)) {
+    if (!isJsonObject(value)) {
       delete out[keyword];
       reporter.add(pointer, 'dropped', keyword, `\`${keyword}\` must map names to schemas`);
       continue;
@@ -389,11 +389,11 @@ function fixDraft2020(input: JsonObject, pointer: string, reporter: Reporter): J
     );
   }
 
-  if (isObject(out.dependencies)) {
+  if (isJsonObject(out.dependencies)) {
     const dependencies = out.dependencies;
     delete out.dependencies;
-    const requiredMap: JsonObject = isObject(out.dependentRequired) ? { ...out.dependentRequired } : {};
-    const schemaMap: JsonObject = isObject(out.dependentSchemas) ? { ...out.dependentSchemas } : {};
+    const requiredMap: JsonObject = isJsonObject(out.dependentRequired) ? { ...out.dependentRequired } : {};
+    const schemaMap: JsonObject = isJsonObject(out.dependentSchemas) ? { ...out.dependentSchemas } : {};
     const added = { dependentRequired: false, dependentSchemas: false };
     for (const name of Object.keys(dependencies)) {
       const value = dependencies[name]!;

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { cloneJson, defineMember, isObject, pointerJoin } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { cloneJson, defineMember, pointerJoin } from './json-utils.js';
 import type { Reporter } from './report.js';
 import { ANNOTATION } from './schema-annotations.js';
 import {
@@ -132,7 +132,7 @@ export function compileGeminiOpenApi(root: JsonObject, reporter: Reporter): Gemi
   const schema = compiler.node(root, '', []);
   if (
     schema?.type !== 'object' ||
-    !isObject(schema.properties) ||
+    !isJsonObject(schema.properties) ||
     Object.keys(schema.properties).length === 0
   ) {
     reporter.add(
@@ -154,7 +154,7 @@ class OpenApiCompiler {
 
   node(input: JsonValue, pointer: string, stack: readonly string[]): JsonObject | undefined {
     if (input === true) return this.jsonValue({}, pointer, 'a `true` schema accepts any value');
-    if (!isObject(input)) {
+    if (!isJsonObject(input)) {
       this.reporter.add(
         pointer,
         'dropped',
@@ -181,7 +181,7 @@ class OpenApiCompiler {
         const described: JsonObject = { ...siblings };
         if (
           described.description === undefined &&
-          isObject(target.schema) &&
+          isJsonObject(target.schema) &&
           typeof target.schema.description === 'string'
         ) {
           described.description = target.schema.description;
@@ -433,7 +433,7 @@ class OpenApiCompiler {
     pointer: string,
     stack: readonly string[],
   ): JsonObject | undefined {
-    const properties = isObject(node.properties) ? node.properties : {};
+    const properties = isJsonObject(node.properties) ? node.properties : {};
     if (Object.keys(properties).length === 0) {
       if (pointer === '') return out;
       this.reporter.add(
@@ -562,7 +562,7 @@ class OpenApiCompiler {
     const compiled: JsonObject[] = [];
     branches.forEach((branch, index) => {
       if (
-        isObject(branch) &&
+        isJsonObject(branch) &&
         branch.type === 'null' &&
         Object.keys(branch).every((key) => ['type', 'description', 'title'].includes(key))
       ) {
@@ -576,7 +576,7 @@ class OpenApiCompiler {
         return;
       }
       // Outer type-specific keywords apply to every branch.
-      const merged = isObject(branch) ? { ...siblingConstraints(outer), ...branch } : branch;
+      const merged = isJsonObject(branch) ? { ...siblingConstraints(outer), ...branch } : branch;
       const value = this.node(merged, pointerJoin(pointer, keyword, index), stack);
       if (value) compiled.push(value);
       else
@@ -661,13 +661,13 @@ class OpenApiCompiler {
     for (const branch of branches) {
       let resolved: JsonValue = branch;
       let guard = 0;
-      while (isObject(resolved) && typeof resolved.$ref === 'string' && guard++ < 16) {
+      while (isJsonObject(resolved) && typeof resolved.$ref === 'string' && guard++ < 16) {
         const target = resolveLocalRef(this.root, resolved.$ref);
-        if (!target || stack.includes(target.pointer) || !isObject(target.schema)) break;
+        if (!target || stack.includes(target.pointer) || !isJsonObject(target.schema)) break;
         const { $ref: _ref, ...siblings } = resolved;
         resolved = { ...target.schema, ...siblings };
       }
-      if (!isObject(resolved) || typeof resolved.$ref === 'string') {
+      if (!isJsonObject(resolved) || typeof resolved.$ref === 'string') {
         this.reporter.add(
           pointer,
           'dropped',
@@ -719,12 +719,12 @@ class OpenApiCompiler {
  */
 export function toGeminiWireTypes(schema: JsonValue): JsonValue {
   if (Array.isArray(schema)) return schema.map(toGeminiWireTypes);
-  if (!isObject(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const out: JsonObject = {};
   for (const key of Object.keys(schema)) {
     const value = schema[key]!;
     if (key === 'type' && typeof value === 'string') out[key] = value.toUpperCase();
-    else if (key === 'properties' && isObject(value)) {
+    else if (key === 'properties' && isJsonObject(value)) {
       const properties: JsonObject = {};
       for (const name of Object.keys(value)) defineMember(properties, name, toGeminiWireTypes(value[name]!));
       out[key] = properties;
@@ -762,7 +762,7 @@ function mergeSchemas(a: JsonObject, b: JsonObject): JsonObject {
   const out: JsonObject = { ...a };
   for (const key of Object.keys(b)) {
     const value = b[key]!;
-    if (key === 'properties' && isObject(out.properties) && isObject(value)) {
+    if (key === 'properties' && isJsonObject(out.properties) && isJsonObject(value)) {
       out.properties = { ...out.properties, ...value };
     } else if (key === 'required' && Array.isArray(out.required) && Array.isArray(value)) {
       out.required = [...new Set([...out.required, ...value])] as JsonValue[];

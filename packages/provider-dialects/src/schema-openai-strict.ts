@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { cloneJson, defineMember, isObject, pointerJoin } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { cloneJson, defineMember, pointerJoin } from './json-utils.js';
 import type { Reporter } from './report.js';
 import { ANNOTATION } from './schema-annotations.js';
 import {
@@ -119,7 +119,7 @@ class StrictCompiler {
   ) {}
 
   node(input: JsonValue, pointer: string): JsonValue {
-    if (typeof input === 'boolean' || !isObject(input)) {
+    if (typeof input === 'boolean' || !isJsonObject(input)) {
       throw new StrictUnsupportedError(
         pointer,
         'type',
@@ -181,7 +181,7 @@ class StrictCompiler {
     }
     for (const keyword of ['$defs', 'definitions'] as const) {
       const defs = node[keyword];
-      if (!isObject(defs)) continue;
+      if (!isJsonObject(defs)) continue;
       const map: JsonObject = {};
       for (const name of Object.keys(defs)) {
         defineMember(map, name, this.node(defs[name]!, pointerJoin(pointer, keyword, name)));
@@ -213,7 +213,7 @@ class StrictCompiler {
     if (types?.includes('object')) this.objectKeywords(node, out, pointer);
     else this.dropObjectKeywords(node, pointer);
     if (types?.includes('array')) {
-      if (!isObject(node.items) && node.items !== true) {
+      if (!isJsonObject(node.items) && node.items !== true) {
         throw new StrictUnsupportedError(
           pointer,
           'items',
@@ -231,7 +231,7 @@ class StrictCompiler {
     const ref = node.$ref as string;
     const target = resolveLocalRef(this.root, ref);
     const { $ref: _ref, ...siblings } = node;
-    if (!target || isRecursiveRef(this.root, ref) || !isObject(target.schema)) {
+    if (!target || isRecursiveRef(this.root, ref) || !isJsonObject(target.schema)) {
       throw new StrictUnsupportedError(
         pointer,
         '$ref',
@@ -260,7 +260,7 @@ class StrictCompiler {
   }
 
   objectKeywords(node: JsonObject, out: JsonObject, pointer: string): void {
-    const properties = isObject(node.properties) ? node.properties : {};
+    const properties = isJsonObject(node.properties) ? node.properties : {};
     const names = Object.keys(properties);
     const additional = node.additionalProperties;
     // A root without properties is a tool that takes no arguments: strict mode closes it (reported
@@ -383,7 +383,7 @@ function checkLimits(schema: JsonObject): void {
   let stringChars = 0;
   let enumValues = 0;
   const visit = (node: JsonValue, depth: number, pointer: string): void => {
-    if (!isObject(node)) return;
+    if (!isJsonObject(node)) return;
     if (depth > OPENAI_STRICT_LIMITS.maxDepth) {
       throw new StrictUnsupportedError(
         pointer,
@@ -391,7 +391,7 @@ function checkLimits(schema: JsonObject): void {
         `nesting deeper than ${OPENAI_STRICT_LIMITS.maxDepth} levels exceeds the strict-mode limit`,
       );
     }
-    if (isObject(node.properties)) {
+    if (isJsonObject(node.properties)) {
       for (const name of Object.keys(node.properties)) {
         properties += 1;
         stringChars += name.length;
@@ -424,7 +424,7 @@ function checkLimits(schema: JsonObject): void {
     }
     for (const keyword of ['$defs', 'definitions'] as const) {
       const defs = node[keyword];
-      if (isObject(defs))
+      if (isJsonObject(defs))
         for (const name of Object.keys(defs)) visit(defs[name]!, depth, pointerJoin(pointer, keyword, name));
     }
   };

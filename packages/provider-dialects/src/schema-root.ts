@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
-import { cloneJson, isObject, jsonEqual } from './json-utils.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import { cloneJson, jsonEqual } from './json-utils.js';
 import type { Reporter } from './report.js';
 import {
   appendDescription,
@@ -40,14 +40,14 @@ const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
  * Every change is reported. The input is not mutated.
  */
 export function normalizeRoot(input: JsonValue, reporter: Reporter): NormalizedRoot {
-  if (input === true || (isObject(input) && Object.keys(input).length === 0)) {
+  if (input === true || (isJsonObject(input) && Object.keys(input).length === 0)) {
     if (input === true)
       reporter.add('', 'rewritten', 'type', 'a `true` root schema became an empty object schema');
     else reporter.add('', 'added', 'type', 'an empty root schema became an object schema with no properties');
     reporter.add('', 'added', 'properties', 'the object schema declares no properties (`properties: {}`)');
     return { schema: { type: 'object', properties: {} } };
   }
-  if (!isObject(input)) {
+  if (!isJsonObject(input)) {
     throw new QuarantineError(
       '',
       'type',
@@ -72,7 +72,7 @@ export function normalizeRoot(input: JsonValue, reporter: Reporter): NormalizedR
       schema = siblings;
       break;
     }
-    if (typeof target.schema === 'boolean' || !isObject(target.schema)) {
+    if (typeof target.schema === 'boolean' || !isJsonObject(target.schema)) {
       throw new QuarantineError('', '$ref', 'the root `$ref` points at a boolean schema');
     }
     reporter.add(
@@ -168,7 +168,7 @@ function wrapRoot(schema: JsonObject, reporter: Reporter, reason: string): Norma
 // with it) must point one level down.
 function rewriteRootRefs(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(rewriteRootRefs);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   for (const key of Object.keys(value)) {
     const item = value[key]!;
@@ -210,11 +210,11 @@ function mergeRootCombinator(
   }
   const { [keyword]: _combinator, ...outer } = schema;
   const all = keyword === 'allOf';
-  const properties: JsonObject = isObject(outer.properties) ? { ...outer.properties } : {};
+  const properties: JsonObject = isJsonObject(outer.properties) ? { ...outer.properties } : {};
   const outerRequired = new Set(stringArray(outer.required));
   const variants = new Map<string, JsonValue[]>();
   for (const branch of branches) {
-    const branchProperties = isObject(branch.properties) ? branch.properties : {};
+    const branchProperties = isJsonObject(branch.properties) ? branch.properties : {};
     for (const name of Object.keys(branchProperties)) {
       const list = variants.get(name) ?? [];
       if (!list.some((item) => jsonEqual(item, branchProperties[name]!))) list.push(branchProperties[name]!);
@@ -257,7 +257,7 @@ function mergeRootCombinator(
   }
   if (!all) {
     const shapes = branches.map((branch, index) => {
-      const names = Object.keys(isObject(branch.properties) ? branch.properties : {}).sort();
+      const names = Object.keys(isJsonObject(branch.properties) ? branch.properties : {}).sort();
       const req = stringArray(branch.required).sort();
       const label = typeof branch.title === 'string' ? `${branch.title}: ` : '';
       return `(${index + 1}) ${label}properties ${names.join(', ') || 'none'}${req.length ? `; required ${req.join(', ')}` : ''}`;
@@ -287,7 +287,7 @@ function resolveBranch(root: JsonObject, branch: JsonValue): JsonObject | undefi
   if (!isSchema(branch) || typeof branch === 'boolean') return undefined;
   if (typeof branch.$ref === 'string') {
     const target = resolveLocalRef(root, branch.$ref);
-    if (!target || !isObject(target.schema) || target.pointer === '') return undefined;
+    if (!target || !isJsonObject(target.schema) || target.pointer === '') return undefined;
     const { $ref: _ref, ...siblings } = branch;
     return { ...target.schema, ...siblings };
   }

@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
 import type { DialectName } from './ir.js';
-import { isObject, own, pointerJoin } from './json-utils.js';
+import { own, pointerJoin } from './json-utils.js';
 import { isAnnotationKey } from './schema-annotations.js';
 import {
   isJsonTypeName,
@@ -125,7 +125,7 @@ function collectFunctions(
   const out: FunctionEntry[] = [];
   tools.forEach((tool, index) => {
     const label = `#${index}`;
-    if (!isObject(tool)) {
+    if (!isJsonObject(tool)) {
       add(label, '', 'tool-object', 'each tool must be a JSON object');
       return;
     }
@@ -136,7 +136,7 @@ function collectFunctions(
           return;
         }
         const fn = tool.function;
-        if (!isObject(fn)) {
+        if (!isJsonObject(fn)) {
           add(label, '', 'function-object', 'a function tool needs a `function` object');
           return;
         }
@@ -186,7 +186,7 @@ function collectFunctions(
           return;
         }
         for (const declaration of declarations) {
-          if (!isObject(declaration)) {
+          if (!isJsonObject(declaration)) {
             add(label, '', 'function-declarations', 'each function declaration must be an object');
             continue;
           }
@@ -230,7 +230,7 @@ function checkSchema(entry: FunctionEntry, dialect: DialectName, add: AddHere): 
     if (dialect !== 'gemini') add('', 'root-object', 'the tool has no schema');
     return;
   }
-  if (!isObject(schema)) {
+  if (!isJsonObject(schema)) {
     add('', 'root-object', 'the schema must be a JSON object');
     return;
   }
@@ -286,7 +286,7 @@ function walkAll(
   pointer: string,
   visit: (node: JsonObject, pointer: string) => void,
 ): void {
-  if (!isObject(schema)) return;
+  if (!isJsonObject(schema)) return;
   visit(schema, pointer);
   for (const key of SINGLE_SCHEMA_KEYWORDS) {
     const value = own(schema, key);
@@ -303,7 +303,7 @@ function walkAll(
   }
   for (const key of SCHEMA_MAP_KEYWORDS) {
     const value = own(schema, key);
-    if (isObject(value))
+    if (isJsonObject(value))
       for (const name of Object.keys(value)) walkAll(value[name]!, pointerJoin(pointer, key, name), visit);
   }
 }
@@ -357,11 +357,11 @@ function checkOpenAIStrict(root: JsonObject, add: AddHere): void {
       add(pointer, 'strict-type', 'strict mode needs a `type` (or `anyOf` / `$ref`)');
     }
     const types = Array.isArray(node.type) ? node.type : [node.type];
-    if (types.includes('object') || isObject(node.properties)) {
+    if (types.includes('object') || isJsonObject(node.properties)) {
       if (node.additionalProperties !== false) {
         add(pointer, 'strict-additional-properties', '`additionalProperties` must be false on every object');
       }
-      const names = isObject(node.properties) ? Object.keys(node.properties) : [];
+      const names = isJsonObject(node.properties) ? Object.keys(node.properties) : [];
       const required = Array.isArray(node.required) ? node.required : [];
       const missing = names.filter((name) => !required.includes(name));
       if (missing.length > 0 || required.length !== names.length) {
@@ -413,7 +413,7 @@ function checkStrictStructure(node: JsonValue, pointer: string, depth: number, a
     add(pointer, 'strict-type', 'a boolean schema has no type; strict mode needs typed schemas');
     return;
   }
-  if (!isObject(node)) return;
+  if (!isJsonObject(node)) return;
   if (depth > OPENAI_STRICT_LIMITS.maxDepth) {
     add(pointer, 'strict-depth', `nesting deeper than ${OPENAI_STRICT_LIMITS.maxDepth} levels`);
     return;
@@ -436,7 +436,7 @@ function checkStrictStructure(node: JsonValue, pointer: string, depth: number, a
   }
   for (const key of SCHEMA_MAP_KEYWORDS) {
     const value = own(node, key);
-    if (!isObject(value)) continue;
+    if (!isJsonObject(value)) continue;
     const next = key === 'properties' ? depth + 1 : depth;
     for (const name of Object.keys(value))
       checkStrictStructure(value[name]!, pointerJoin(pointer, key, name), next, add);
@@ -457,7 +457,7 @@ const COUNT_KEYWORDS = [
 
 function checkDraft2020(node: JsonValue, pointer: string, root: JsonObject, add: AddHere): void {
   if (typeof node === 'boolean') return;
-  if (!isObject(node)) {
+  if (!isJsonObject(node)) {
     add(pointer, 'schema-type', 'a schema must be an object or a boolean');
     return;
   }
@@ -505,7 +505,7 @@ function checkDraft2020(node: JsonValue, pointer: string, root: JsonObject, add:
   if (node.dependentRequired !== undefined) {
     const value = node.dependentRequired;
     if (
-      !isObject(value) ||
+      !isJsonObject(value) ||
       !Object.values(value).every(
         (list) => Array.isArray(list) && list.every((item) => typeof item === 'string'),
       )
@@ -538,7 +538,7 @@ function checkDraft2020(node: JsonValue, pointer: string, root: JsonObject, add:
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const value = own(node, keyword);
     if (value === undefined) continue;
-    if (!isObject(value))
+    if (!isJsonObject(value))
       add(pointerJoin(pointer, keyword), 'draft-2020-12', `\`${keyword}\` must be an object of schemas`);
     else
       for (const name of Object.keys(value))
@@ -547,7 +547,7 @@ function checkDraft2020(node: JsonValue, pointer: string, root: JsonObject, add:
 }
 
 function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): void {
-  if (!isObject(node)) {
+  if (!isJsonObject(node)) {
     add(pointer, 'gemini-schema', 'a Gemini `Schema` must be an object');
     return;
   }
@@ -610,7 +610,7 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     // A union node carries the shared type; its branches hold the properties.
     if (
       node.anyOf === undefined &&
-      (!isObject(node.properties) || Object.keys(node.properties).length === 0)
+      (!isJsonObject(node.properties) || Object.keys(node.properties).length === 0)
     ) {
       add(pointer, 'gemini-object-properties', 'an OBJECT needs at least one property');
     }
@@ -618,7 +618,7 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
     add(pointer, 'gemini-object-properties', '`properties` and `required` are only allowed for type object');
   }
   if (node.required !== undefined) {
-    const properties = isObject(node.properties) ? node.properties : {};
+    const properties = isJsonObject(node.properties) ? node.properties : {};
     if (
       !Array.isArray(node.required) ||
       !node.required.every((name) => typeof name === 'string' && Object.hasOwn(properties, name))
@@ -628,7 +628,7 @@ function checkGeminiOpenApi(node: JsonValue, pointer: string, add: AddHere): voi
   }
   if (type === 'array' && node.items === undefined && node.anyOf === undefined)
     add(pointer, 'gemini-items', 'an ARRAY needs `items`');
-  if (isObject(node.properties)) {
+  if (isJsonObject(node.properties)) {
     for (const name of Object.keys(node.properties))
       checkGeminiOpenApi(node.properties[name]!, pointerJoin(pointer, 'properties', name), add);
   }

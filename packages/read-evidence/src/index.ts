@@ -1,40 +1,35 @@
+// The public API of @toolhost/read-evidence (README "API"): the observation store, windowed and
+// snapshot reads, atomic writes and moves, locks, the text codec edits need, file versions and the
+// evidence error codes. Temp-file naming, directory fsync, the changed-line summary and the metadata
+// comparisons behind versions are internal: tests import them from their own files.
 export {
   type BeforeCommit,
   type CommitCheck,
   type CommittedFile,
   contentLength,
   type FileContent,
-  fsyncDirectory,
   removeStaleTempFiles,
-  tempPathFor,
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from './atomic-write.js';
-export { type ChangedLineRange, changedLineRanges, describeChangedLines } from './changed-lines.js';
 export {
   EVIDENCE_ERROR_CODES,
   type EvidenceError,
   type EvidenceErrorCode,
   type EvidenceResult,
-  evidenceFailure,
   fsErrorToEvidence,
 } from './errors.js';
 export {
   DEFAULT_CONTENT_LIMIT,
   DEFAULT_HASH_LIMIT,
   describeVersion,
-  type FileMetadata,
   type FileVersion,
-  fileIdentityKey,
-  fileMetadataOf,
   fileVersionOf,
-  sameFileMetadata,
   sha256Of,
 } from './file-version.js';
 export {
   type AcquireFileLockOptions,
   createFileLocks,
-  DEFAULT_LOCK_TIMEOUT_MS,
   defaultLockDirectory,
   type FileLock,
   type FileLocks,
@@ -68,17 +63,14 @@ export {
 } from './read-window.js';
 export {
   BINARY_SNIFF_BYTES,
-  bomLength,
   convertLineEndings,
   type DecodedText,
   decodeText,
   decodeTextForRewrite,
-  decodeWithEncoding,
   detectTextEncoding,
   ENCODING_SAMPLE_BYTES,
   encodeEditedText,
   encodeText,
-  LINE_ENDING_TEXT,
   type LineEnding,
   type LineLayout,
   lineLayoutOf,

@@ -1,3 +1,4 @@
+import { errorMessage } from '@toolhost/contracts';
 import { EXIT_CODES, usageError } from '../cli-error.js';
 import type { CommandHandler } from '../command-types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -74,10 +75,7 @@ export const serveCommand: CommandHandler = async ({ globals, values, io, signal
           },
         })
         .catch((error: unknown) => {
-          throw usageError(
-            `cannot listen on 127.0.0.1:${port}: ${error instanceof Error ? error.message : String(error)}`,
-            error,
-          );
+          throw usageError(`cannot listen on 127.0.0.1:${port}: ${errorMessage(error)}`, error);
         });
       io.stderr.write(`toolhost: serving MCP on ${listening.url}\n`);
       await new Promise<void>((resolve) => {
