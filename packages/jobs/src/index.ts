@@ -1,6 +1,7 @@
 // The public API of @toolhost/jobs (README "API"): the job manager, its sandbox and environment
-// options, and `containCommand`. Everything else (bubblewrap and seatbelt plans, the host view, the
+// options, `containCommand`, and the bubblewrap lookup and probe (`toolhost doctor`). Everything else (bubblewrap and seatbelt plans, the host view, the
 // process table, shell invocations) is internal: tests import it from its own file.
+export { type BubblewrapProbe, findBubblewrap, probeBubblewrap } from './bubblewrap.js';
 export { type ContainCommandOptions, type ContainedCommand, containCommand } from './containment.js';
 export {
   createJobManager,
