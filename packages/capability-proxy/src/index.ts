@@ -127,12 +127,9 @@ export {
   mcpServerSignIn,
   mcpSignInTarget,
 } from './mcp-oauth-login.js';
-export {
-  createMcpOAuthProvider,
-  type McpOAuthLogin,
-  type McpOAuthProviderOptions,
-  McpSignInRequired,
-} from './mcp-oauth-provider.js';
+// The SDK's OAuthClientProvider implementation stays internal: exporting it would put the SDK's DOM
+// types (HeadersInit) into this package's public declarations, which a Node-only consumer cannot check.
+export { type McpOAuthLogin, McpSignInRequired } from './mcp-oauth-provider.js';
 export {
   MCP_OAUTH_DIR_NAME,
   type McpOAuthEntry,
