@@ -321,6 +321,30 @@ function contentPool(context: FrontendContext, kind: 'mcp-resource' | 'mcp-promp
   return same.length > 0 ? same : all;
 }
 
+/** A resource or prompt id whose server part names no configured MCP server: candidates of that kind. */
+function unknownContentServer(
+  context: FrontendContext,
+  input: {
+    readonly rest: string;
+    readonly action: CapabilityAction;
+    readonly keep: readonly string[];
+    readonly kind: 'mcp-resource' | 'mcp-prompt';
+    readonly shape: string;
+  },
+): Resolution {
+  const { rest, action, keep, kind, shape } = input;
+  return {
+    ok: false,
+    error: unknownReference(context, {
+      wanted: rest.slice(rest.indexOf('/') + 1) || rest,
+      action,
+      message: `no configured MCP server matches this id (expected ${kind}:<server>/${shape})`,
+      pool: contentPool(context, kind),
+      keep,
+    }),
+  };
+}
+
 /**
  * `mcp-resource:<server>/<uri>`: a listed resource, a listed template (named by its URI template),
  * or any other URI. Known lists are a hint, never a gate for a call: a URI they lack is read (the
@@ -333,18 +357,8 @@ function resolveResource(
   keep: readonly string[],
 ): Resolution {
   const split = splitServer(context, rest);
-  if (!split) {
-    return {
-      ok: false,
-      error: unknownReference(context, {
-        wanted: rest.slice(rest.indexOf('/') + 1) || rest,
-        action,
-        message: 'no configured MCP server matches this id (expected mcp-resource:<server>/<uri>)',
-        pool: contentPool(context, 'mcp-resource'),
-        keep,
-      }),
-    };
-  }
+  if (!split)
+    return unknownContentServer(context, { rest, action, keep, kind: 'mcp-resource', shape: '<uri>' });
   const { connection, name: uri } = split;
   const id = mcpResourceCapabilityId(connection.server.name, uri);
   const known = serverContent(connection);
@@ -384,18 +398,8 @@ function resolvePrompt(
   keep: readonly string[],
 ): Resolution {
   const split = splitServer(context, rest);
-  if (!split) {
-    return {
-      ok: false,
-      error: unknownReference(context, {
-        wanted: rest.slice(rest.indexOf('/') + 1) || rest,
-        action,
-        message: 'no configured MCP server matches this id (expected mcp-prompt:<server>/<prompt>)',
-        pool: contentPool(context, 'mcp-prompt'),
-        keep,
-      }),
-    };
-  }
+  if (!split)
+    return unknownContentServer(context, { rest, action, keep, kind: 'mcp-prompt', shape: '<prompt>' });
   const { connection, name } = split;
   const id = mcpPromptCapabilityId(connection.server.name, name);
   const known = serverContent(connection);

@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { parseMcpServers } from '../src/mcp-config.js';
 import {
+  childPids,
   fixtureServer,
   GENEROUS_TIMEOUTS,
   npmServer,
@@ -301,6 +302,29 @@ describe('MCP resources and prompts through use_capability (server-everything)',
       seen(read),
       /^\[binary resource demo:\/\/resource\/session\/note\.txt\.gz \(application\/gzip\), \d+ bytes, not shown/,
     );
+  });
+
+  it('answers a resource or prompt id naming an unconfigured server with a resolution failure naming the id shape, starting nothing and never echoing the id', async (t) => {
+    const stateDir = tempDir(t);
+    await warmCache(stateDir);
+    const { proxy, requests } = everythingProxy(stateDir);
+    t.after(() => proxy.close());
+    const children = childPids().length;
+    for (const [capability, kind] of [
+      ['mcp-resource:nowhere/demo://secret-uri-7731', 'mcp-resource'],
+      ['mcp-prompt:nowhere/secret-prompt-7731', 'mcp-prompt'],
+    ] as const) {
+      const answer = await run(proxy, { action: 'call', capability_id: capability });
+      assert.ok(!answer.ok);
+      assert.equal(answer.error.code, 'CAPABILITY_RESOLUTION_FAILED', seen(answer));
+      assert.match(
+        answer.error.toModelText(),
+        new RegExp(`no configured MCP server matches this id \\(expected ${kind}:<server>/`),
+      );
+      assert.ok(!seen(answer).includes('7731'), 'the id the model sent is not echoed');
+    }
+    assert.equal(requests.length, 0, 'nothing was asked');
+    assert.equal(childPids().length, children, 'nothing was started');
   });
 
   it('an image resource is image content; an SVG blob is a value-free summary', async (t) => {
