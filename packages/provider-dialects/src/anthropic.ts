@@ -1,4 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
+import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject, own } from './json-utils.js';
 import {
   argumentsObject,
   fromWireId,
@@ -27,7 +28,6 @@ import type {
   UserContentPart,
   Usage,
 } from './ir.js';
-import { own } from './json-utils.js';
 import type { BuildRequestOptions, BuiltRequest, ParseOptions, StreamParser } from './request.js';
 
 const DIALECT = 'anthropic';

@@ -1,15 +1,9 @@
-import {
-  type HostedToolDeclarations,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  type ModelTool,
-} from '@toolhost/contracts';
+import type { HostedToolDeclarations, JsonObject, JsonValue, ModelTool } from '@toolhost/contracts';
+import { isJsonObject, own, sortKeysDeep } from './json-utils.js';
 import type { ToolDecoding } from './decode-arguments.js';
 import { DialectError } from './dialect-error.js';
 import type { DialectName } from './ir.js';
 import { DIALECT_NAMES } from './ir.js';
-import { own, sortKeysDeep } from './json-utils.js';
 import { createNameMap, type NameMap } from './names.js';
 import { type ReportEntry, Reporter } from './report.js';
 import { hasAnnotations, stripAnnotations } from './schema-annotations.js';

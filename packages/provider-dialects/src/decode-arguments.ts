@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
-import { cloneJson, pointerJoin, tryParseJson } from './json-utils.js';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { cloneJson, isJsonObject, pointerJoin, tryParseJson } from './json-utils.js';
 import { ANNOTATION } from './schema-annotations.js';
 import { declaredTypes, resolveLocalRef, typeOfValue } from './schema-common.js';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, own, recordOf, tryParseJson } from './json-utils.js';
 import type { DialectError } from './dialect-error.js';
 import type {
   AssistantContentPart,
@@ -13,7 +14,6 @@ import type {
   ToolMessage,
   Usage,
 } from './ir.js';
-import { own, recordOf, tryParseJson } from './json-utils.js';
 import { fromWireName, normalizeToolCallId, toWireName } from './names.js';
 import type { BuildRequestOptions, ParseOptions, RequestReportEntry } from './request.js';
 

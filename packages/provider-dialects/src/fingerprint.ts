@@ -1,4 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue, sha256Hex } from '@toolhost/contracts';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, sha256Hex } from './json-utils.js';
 import type { DialectName } from './ir.js';
 
 /** Fingerprints of a request's cacheable prefix: 16 hex characters of SHA-256 each. */

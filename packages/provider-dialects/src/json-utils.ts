@@ -1,4 +1,18 @@
-import { isJsonObject, type JsonObject, type JsonValue, sha256Hex } from '@toolhost/contracts';
+import { createHash } from 'node:crypto';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+
+// provider-dialects imports only types from @toolhost/contracts (the package DAG in DESIGN.md: it
+// must stay usable without contracts' runtime), so these two small helpers are its own.
+
+/** Whether a value is a plain JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
 
 /** Own-property lookup, safe for keys such as `__proto__` or `constructor`. */
 export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {

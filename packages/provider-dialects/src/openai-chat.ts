@@ -1,4 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue, type Result } from '@toolhost/contracts';
+import type { JsonObject, JsonValue, Result } from '@toolhost/contracts';
+import { isJsonObject } from './json-utils.js';
 import { namedChoice } from './anthropic.js';
 import {
   dataUrl,

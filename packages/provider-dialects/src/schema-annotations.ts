@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
-import { defineMember } from './json-utils.js';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { defineMember, isJsonObject } from './json-utils.js';
 import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS } from './schema-common.js';
 
 /**

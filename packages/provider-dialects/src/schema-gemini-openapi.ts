@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
-import { cloneJson, defineMember, pointerJoin } from './json-utils.js';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { cloneJson, defineMember, isJsonObject, pointerJoin } from './json-utils.js';
 import type { Reporter } from './report.js';
 import { ANNOTATION } from './schema-annotations.js';
 import {

@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
-import { cloneJson, jsonEqual } from './json-utils.js';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { cloneJson, isJsonObject, jsonEqual } from './json-utils.js';
 import type { Reporter } from './report.js';
 import {
   appendDescription,

@@ -1,6 +1,6 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '@toolhost/contracts';
+import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, own, pointerJoin } from './json-utils.js';
 import type { DialectName } from './ir.js';
-import { own, pointerJoin } from './json-utils.js';
 import { isAnnotationKey } from './schema-annotations.js';
 import {
   isJsonTypeName,
