@@ -24,7 +24,7 @@ import {
   type McpServerContent,
   UNKNOWN_CONTENT,
 } from './mcp-resources.js';
-import type { McpCachedToolListing, McpToolSchema } from './mcp-tools.js';
+import type { McpCachedToolListing, McpToolListing, McpToolSchema } from './mcp-tools.js';
 import type {
   AuthorizeCapability,
   CapabilityPolicyTarget,
@@ -152,6 +152,26 @@ export function serverTools(connection: McpConnection): KnownServerTools {
   const cache = connection.schemaCache();
   if (!cache) return NONE;
   return { tools: cache.tools, source: 'cached', withoutSchema: cache.withoutSchema, savedAt: cache.savedAt };
+}
+
+/**
+ * A server's tools by name and hints as known now (what `list` counts and asks the policy about):
+ * the same tools as {@link serverTools}, without normalising cached entries it does not show.
+ */
+export function serverToolListing(
+  connection: McpConnection,
+): Omit<KnownServerTools, 'tools'> & { readonly tools: readonly McpToolListing[] | undefined } {
+  if (connection.status === 'ready' && connection.liveTools) {
+    return { tools: connection.liveTools, source: 'live', withoutSchema: [], savedAt: undefined };
+  }
+  const cache = connection.schemaCache();
+  if (!cache) return NONE;
+  return {
+    tools: cache.listing,
+    source: 'cached',
+    withoutSchema: cache.withoutSchema,
+    savedAt: cache.savedAt,
+  };
 }
 
 /** A server's resources, templates and prompts as known now. */
@@ -324,6 +344,23 @@ export function policyRefusal(
       details: { toolName: name, remoteDispatched: false },
       cause: error,
     });
+  }
+}
+
+/**
+ * Whether the session refuses a target whatever anyone answers, for a listing (nothing recorded, a
+ * throwing callback refuses nothing). The refusal's error is only counted, never shown, so its stack
+ * is not captured: `list` and `search` ask about every tool of every server, and capturing a stack
+ * trace for each refused one cost more than the rest of a cold list.
+ */
+export function isRefused(context: FrontendContext, target: CapabilityPolicyTarget): boolean {
+  if (!context.refusal) return false;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return policyRefusal(context, target) !== undefined;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -711,8 +711,10 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     rememberedTools = tools;
     // Until this session lists its content, the cache keeps what an earlier session listed.
     const content = liveContent ?? cachedContent();
+    const usable = tools.filter((tool) => tool.schemaValid && tool.unusable === undefined);
     cached = {
-      tools: tools.filter((tool) => tool.schemaValid && tool.unusable === undefined),
+      tools: usable,
+      listing: usable,
       withoutSchema: tools
         .filter((tool) => !tool.schemaValid && tool.unusable === undefined)
         .map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
@@ -732,7 +734,19 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   }
 
   function rememberContent(content: McpServerContent): void {
-    if (cached) cached = { ...cached, content, savedAt: new Date().toISOString() };
+    // Not a spread: the cache read from a file normalises its tools only when they are asked for.
+    if (cached) {
+      const earlier = cached;
+      cached = {
+        get tools() {
+          return earlier.tools;
+        },
+        listing: earlier.listing,
+        withoutSchema: earlier.withoutSchema,
+        content,
+        savedAt: new Date().toISOString(),
+      };
+    }
     if (options.stateDir) writeSchemaCache(options.stateDir, server, rememberedTools, content);
   }
 

@@ -233,8 +233,16 @@ export interface McpCachedToolListing {
 
 /** What a server's schema cache holds. */
 export interface McpSchemaCache {
-  /** Tools with a usable, compiling schema (the hint `inspect` and pre-call validation use). */
+  /**
+   * Tools with a usable, compiling schema (the hint `inspect` and pre-call validation use). Normalised
+   * on first access: a `list` needs only {@link McpSchemaCache.listing}.
+   */
   readonly tools: McpToolSchema[];
+  /**
+   * The same tools by name and hints alone, in the same order (what `list` counts and asks the
+   * session's policy about), read without normalising the rest of each entry.
+   */
+  readonly listing: readonly McpToolListing[];
   /** Tools whose schema did not compile: named, never validated against. */
   readonly withoutSchema: McpCachedToolListing[];
   /** When the cache was written (ISO 8601), if it says. */
@@ -244,6 +252,32 @@ export interface McpSchemaCache {
    * the file does not say: written before they were cached, or their listing failed).
    */
   readonly content: McpServerContent;
+}
+
+/** A tool by name and hints alone: what `list` needs of a cached tool. */
+export interface McpToolListing {
+  readonly name: string;
+  readonly annotations: ToolAnnotations;
+}
+
+/**
+ * The names and hints of the entries {@link normalizeMcpTools} keeps, in its order, without the rest
+ * of its work: it drops exactly the entries that are not objects, have an invalid name or repeat one,
+ * and keeps at most {@link MCP_TOOL_LIMITS}.maxTools.
+ */
+function listTools(raw: readonly unknown[]): McpToolListing[] {
+  const listed: McpToolListing[] = [];
+  const seen = new Set<string>();
+  for (const item of raw) {
+    if (listed.length >= MCP_TOOL_LIMITS.maxTools) break;
+    if (!isJsonObject(item)) continue;
+    const { name } = item;
+    if (typeof name !== 'string' || !MCP_TOOL_NAME_PATTERN.test(name) || seen.has(name)) continue;
+    seen.add(name);
+    listed.push({ name, annotations: mapAnnotations(item.annotations) });
+  }
+  listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return listed;
 }
 
 /**
@@ -261,13 +295,17 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
   }
   if (!isJsonObject(parsed) || parsed.version !== CACHE_VERSION || parsed.key !== server.cacheKey)
     return undefined;
-  if (!Array.isArray(parsed.tools)) return undefined;
-  const tools = normalizeMcpTools(parsed.tools, undefined, { canonical: true }).tools;
-  const known = new Set(tools.map((tool) => tool.name));
+  const rawTools: unknown = parsed.tools;
+  if (!Array.isArray(rawTools)) return undefined;
+  // A cold `list` of 50 servers reads 600 cached tools and shows only their count and what the policy
+  // refuses: the full normalisation (texts, schemas, hashes) waits for the first inspect, search or call.
+  const listing = listTools(rawTools);
+  let tools: McpToolSchema[] | undefined;
+  const known = new Set(listing.map((tool) => tool.name));
   const withoutSchema: McpCachedToolListing[] = [];
   // Written since the cache stopped hiding tools whose schema does not compile; older files lack it.
   for (const item of Array.isArray(parsed.withoutSchema) ? parsed.withoutSchema : []) {
-    if (withoutSchema.length + tools.length >= MCP_TOOL_LIMITS.maxTools) break;
+    if (withoutSchema.length + listing.length >= MCP_TOOL_LIMITS.maxTools) break;
     const listed = normalizeMcpTools([item], undefined, { canonical: true }).tools[0];
     if (!listed || known.has(listed.name)) continue;
     known.add(listed.name);
@@ -279,7 +317,12 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
     });
   }
   return {
-    tools,
+    get tools() {
+      const normalized = tools ?? normalizeMcpTools(rawTools, undefined, { canonical: true }).tools;
+      tools = normalized;
+      return normalized;
+    },
+    listing,
     withoutSchema,
     savedAt: typeof parsed.savedAt === 'string' ? parsed.savedAt.slice(0, 40) : undefined,
     content: {

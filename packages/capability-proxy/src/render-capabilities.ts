@@ -22,12 +22,14 @@ import {
   capabilityEntries,
   catalogTools,
   type FrontendContext,
+  isRefused,
   mcpPolicyTarget,
   policyRefusal,
   promptPolicyTarget,
   type ResolvedCapability,
   resourcePolicyTarget,
   serverContent,
+  serverToolListing,
   serverTools,
 } from './frontend-context.js';
 import type { McpConnection } from './mcp-connection.js';
@@ -61,26 +63,37 @@ function savedAtText(savedAt: string | undefined): string {
 }
 
 /** What the session refuses among the known tools of each server, by server name. */
-function refusedByServer(context: FrontendContext, entries: readonly CapabilityEntry[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const { target } of entries) {
-    if (target?.kind !== 'mcp-tool' || !policyRefusal(context, target)) continue;
-    counts.set(target.server, (counts.get(target.server) ?? 0) + 1);
-  }
-  return counts;
+/**
+ * How many of a server's tools the session refuses whatever anyone answers. Only the count is shown,
+ * so no capability summary is built (a cold `list` of 50 cached servers asks about 600 tools).
+ */
+function refusedToolCount(
+  context: FrontendContext,
+  server: string,
+  trusted: boolean,
+  tools: readonly { readonly name: string; readonly annotations: ToolAnnotations }[],
+): number {
+  let count = 0;
+  for (const tool of tools)
+    if (isRefused(context, mcpPolicyTarget(server, tool.name, tool.annotations, trusted))) count++;
+  return count;
 }
 
 /** What `list` reports, as data. Never starts anything. */
 export function inventoryOf(context: FrontendContext): CapabilityInventory {
   // Tools only: resources and prompts are counted per server, and their refusal is one rule each.
-  const entries = capabilityEntries(context, { content: false });
-  const refusedMcp = refusedByServer(context, entries);
   const servers: McpServerInventory[] = [];
   for (const connection of context.shared.connections.values()) {
     const { tools, source, withoutSchema, savedAt } = connection.server.enabled
-      ? serverTools(connection)
+      ? serverToolListing(connection)
       : { tools: undefined, source: 'none' as const, withoutSchema: [], savedAt: undefined };
     const known = connection.server.enabled ? serverContent(connection) : undefined;
+    const { name, trusted } = connection.server;
+    const refusedTools =
+      tools === undefined
+        ? 0
+        : refusedToolCount(context, name, trusted, tools) +
+          refusedToolCount(context, name, trusted, withoutSchema);
     servers.push({
       name: connection.server.name,
       capabilityId: serverCapabilityId(connection.server.name),
@@ -92,7 +105,7 @@ export function inventoryOf(context: FrontendContext): CapabilityInventory {
       toolCount: tools === undefined ? undefined : tools.length + withoutSchema.length,
       toolSource: source,
       cachedAt: source === 'cached' ? savedAt : undefined,
-      refusedTools: refusedMcp.get(connection.server.name) ?? 0,
+      refusedTools,
       resourceCount: known?.content.resources?.length,
       resourceTemplateCount: known?.content.templates?.length,
       promptCount: known?.content.prompts?.length,
@@ -104,7 +117,7 @@ export function inventoryOf(context: FrontendContext): CapabilityInventory {
   const refusedTools: string[] = [];
   for (const tool of catalogTools(context)) {
     const capabilityId = toolCapabilityId(tool.name);
-    if (policyRefusal(context, { kind: 'tool', tool })) refusedTools.push(capabilityId);
+    if (isRefused(context, { kind: 'tool', tool })) refusedTools.push(capabilityId);
     else
       tools.push({
         capabilityId,
@@ -123,6 +136,12 @@ function refusedNote(what: string, ids: readonly string[], example: string): str
 function firstRefusalText(context: FrontendContext, entries: readonly CapabilityEntry[], id: string): string {
   const target = entries.find((entry) => entry.summary.id === id)?.target;
   const refusal = target ? policyRefusal(context, target) : undefined;
+  return refusal ? boundedText(refusal.message, 200) : 'refused';
+}
+
+function builtInRefusalText(context: FrontendContext, id: string): string {
+  const tool = catalogTools(context).find((candidate) => toolCapabilityId(candidate.name) === id);
+  const refusal = tool ? policyRefusal(context, { kind: 'tool', tool }) : undefined;
   return refusal ? boundedText(refusal.message, 200) : 'refused';
 }
 
@@ -157,13 +176,7 @@ export function listText(context: FrontendContext): string {
   for (const tool of data.tools) lines.push(`- ${tool.capabilityId}: ${boundedText(tool.description, 160)}`);
   if (data.refusedTools.length > 0) {
     const first = data.refusedTools[0] as string;
-    lines.push(
-      refusedNote(
-        'built-in tools',
-        data.refusedTools,
-        firstRefusalText(context, capabilityEntries(context, { content: false }), first),
-      ),
-    );
+    lines.push(refusedNote('built-in tools', data.refusedTools, builtInRefusalText(context, first)));
   }
   if (data.sessionToolResult) {
     lines.push('Session:');
@@ -227,7 +240,7 @@ export function searchResult(context: FrontendContext, query: string): ToolResul
   const refused: string[] = [];
   for (const hit of all) {
     const target = targets.get(hit.entry);
-    if (target && policyRefusal(context, target)) refused.push(hit.entry.id);
+    if (target && isRefused(context, target)) refused.push(hit.entry.id);
     else if (shown.length < 10) shown.push(hit);
   }
   const notes = inventoryNotes(context);
@@ -435,7 +448,7 @@ function inspectUndescribedTool(
     );
   }
   // Inspect resolves only tools the cache names (without a schema here); a call resolves any name.
-  const { withoutSchema, savedAt } = serverTools(connection);
+  const { withoutSchema, savedAt } = serverToolListing(connection);
   const listed = withoutSchema.find((tool) => tool.name === resolved.tool);
   const hints = listed ? hintText(listed.annotations) : '';
   const text = [

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { ToolhostError } from '@toolhost/contracts';
 import {
   createCapabilityProxy,
   type McpServersConfig,
@@ -103,6 +104,75 @@ describe('schemaCachePath', () => {
       assert.match(seen(inspect), /no cached schema exists/);
     }
     assert.equal(childPids().length, children);
+  });
+
+  it('a cold list counts cached tools and their refusals as the full normalisation does, without capturing a stack per refused tool (issue 25)', async (t) => {
+    const stateDir = tempDir(t);
+    const mcpServers = { fx: fixtureServer() };
+    const parsed = parseMcpServers(mcpServers);
+    assert.ok(parsed.ok);
+    const server = parsed.value[0]!;
+    const schema = { type: 'object', properties: { text: { type: 'string' } } };
+    const tool = (name: unknown, annotations: Record<string, boolean>, inputSchema: unknown = schema) => ({
+      name,
+      description: `  the ${String(name)} tool  `,
+      inputSchema,
+      schemaHash: 'a'.repeat(64),
+      annotations,
+    });
+    // What normalisation keeps: objects with a valid, first-seen name (sorted); it drops the rest.
+    const tools = [
+      tool('write', { readOnlyHint: false }),
+      tool('read', { readOnlyHint: true }),
+      tool('read', { readOnlyHint: false }),
+      tool('bad name', { readOnlyHint: true }),
+      tool(7, { readOnlyHint: true }),
+      'not an object',
+      tool('odd-schema', { readOnlyHint: false }, 'not an object'),
+      tool('delete', { destructiveHint: true }),
+    ];
+    mkdirSync(join(stateDir, 'mcp-cache'), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      schemaCachePath(stateDir, server),
+      JSON.stringify({ version: 1, key: server.cacheKey, server: server.name, tools }),
+    );
+    const limits: number[] = [];
+    const stackTraceLimit = Error.stackTraceLimit;
+    const children = childPids().length;
+    const proxy = createCapabilityProxy({
+      stateDir,
+      mcpServers,
+      authorize: async () => ({ allowed: true }),
+      timeouts: GENEROUS_TIMEOUTS,
+      // Refuses what is not declared read-only; records the stack trace limit each question ran under.
+      refusal: (target) => {
+        limits.push(Error.stackTraceLimit);
+        if (target.kind !== 'mcp-tool' || target.annotations?.readOnly === true) return undefined;
+        return new ToolhostError({ code: 'PERMISSION_DENIED', message: `${target.toolName} may write` });
+      },
+    });
+    t.after(() => proxy.close());
+    const list = await run(proxy, { action: 'list' });
+    assert.ok(list.ok, seen(list));
+    assert.match(seen(list), /mcp-server:fx: .*; 4 tools \(cached schema; server not started\)/);
+    assert.match(seen(list), /; 3 of them refused in this session/);
+    assert.ok(limits.length >= 4, 'the policy was asked about every cached tool');
+    assert.deepEqual(
+      limits.filter((limit) => limit !== 0),
+      [],
+      'list only counts refusals: no stack trace is captured for them',
+    );
+    // The full normalisation, when something needs it, keeps the same tools.
+    const inventory = proxy.inventory().servers[0];
+    assert.equal(inventory?.toolCount, 4);
+    assert.equal(inventory?.refusedTools, 3);
+    const inspect = await run(proxy, { action: 'inspect', capability_id: 'mcp-server:fx' });
+    assert.ok(inspect.ok, seen(inspect));
+    for (const name of ['delete', 'odd-schema', 'read', 'write'])
+      assert.match(seen(inspect), new RegExp(`mcp-tool:fx/${name}\\b`));
+    assert.doesNotMatch(seen(inspect), /bad name/);
+    assert.equal(Error.stackTraceLimit, stackTraceLimit, 'the limit is restored after each question');
+    assert.equal(childPids().length, children, 'nothing was started');
   });
 });
 
