@@ -112,6 +112,25 @@ describe('runBenchmarks', () => {
     });
   }
 
+  it('judges the job flood against the command writing its output to a file, not to /dev/null (a job must keep its output)', () => {
+    const flood = suite.results.find((result) => result.id === 'job-flood');
+    assert.ok(flood, 'the job-flood benchmark ran');
+    const baseline = flood.figures[0];
+    assert.equal(baseline?.baseline, true);
+    assert.match(baseline?.label ?? '', /^command > a file, directly/);
+    const verdict = flood.targets.find((target) => target.target.startsWith('job flood within'));
+    assert.ok(verdict, 'the job flood has a time target');
+    const judged = flood.figures.find(
+      (entry) => entry.label === 'job through the Host, output to its log' && entry.ratio,
+    );
+    assert.equal(judged?.ratio?.against, 'the command to a file');
+    // The verdict's figure is the ratio to the file write; the /dev/null ratio is shown after it.
+    assert.match(
+      verdict.measured,
+      /of the same command writing its output to a file; against the command to \/dev\/null/,
+    );
+  });
+
   it('names a target for each benchmark the issue gives one (all but glob)', () => {
     const withTargets = suite.results
       .filter((result) => result.targets.length > 0)
