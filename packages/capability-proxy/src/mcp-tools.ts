@@ -301,6 +301,8 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
   // refuses: the full normalisation (texts, schemas, hashes) waits for the first inspect, search or call.
   const listing = listTools(rawTools);
   let tools: McpToolSchema[] | undefined;
+  // The parsed entries are kept only until they are normalised.
+  let unnormalised: unknown[] | undefined = rawTools;
   const known = new Set(listing.map((tool) => tool.name));
   const withoutSchema: McpCachedToolListing[] = [];
   // Written since the cache stopped hiding tools whose schema does not compile; older files lack it.
@@ -318,9 +320,11 @@ export function readSchemaCache(stateDir: string, server: ResolvedMcpServer): Mc
   }
   return {
     get tools() {
-      const normalized = tools ?? normalizeMcpTools(rawTools, undefined, { canonical: true }).tools;
-      tools = normalized;
-      return normalized;
+      if (tools === undefined) {
+        tools = normalizeMcpTools(unnormalised ?? [], undefined, { canonical: true }).tools;
+        unnormalised = undefined;
+      }
+      return tools;
     },
     listing,
     withoutSchema,
