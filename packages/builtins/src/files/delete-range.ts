@@ -1,8 +1,7 @@
-import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
+import type { AnyToolDefinition } from '@toolhost/contracts';
+import { defineEditTool, textEditHandler } from './edit-tool.js';
 import type { DeleteRangeArguments } from './file-arguments.js';
-import { formatUnifiedDiff } from './file-diff.js';
 import { editFailureResult } from './file-edit-result.js';
-import { mutateTextFile, resolveFilePath } from './file-mutation.js';
 import { deleteRangeArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 import type { EditStepFailure } from './match-edit.js';
@@ -86,90 +85,66 @@ function findAnchor(
  * Sequential and not abortable.
  */
 export function createDeleteRangeTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
-  const { limits } = options;
-  return defineTool({
+  const failed = (error: EditStepFailure) => ({
+    ok: false as const,
+    result: editFailureResult({ index: 0, error } satisfies FailedEdit, ''),
+  });
+  return defineEditTool(options, {
     name: 'delete_range',
-    source: 'builtin',
-    group: 'editing_builtins',
-    category: 'write',
-    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    execution: { mode: 'sequential', timeoutMs: limits.writeTimeoutMs, abortable: false },
-    pathAccess: options.pathAccess,
-    visibility: 'listed',
-    modelTool: { name: 'delete_range', description: DESCRIPTION, inputSchema: deleteRangeArgumentsSchema },
-    permission: {
-      paths: (args) => [{ argument: 'path', path: args.path, access: 'write' }],
-      subject: (args) => args.path,
-      preview: (args) => `delete_range ${args.path}`,
-    },
-    async execute(args: DeleteRangeArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
-      if (!target.ok) return errorResult(target.error);
-      const { displayPath } = target.value;
-      const inclusive = args.inclusive ?? true;
-      const failed = (error: EditStepFailure) => ({
-        ok: false as const,
-        result: editFailureResult({ index: 0, error } satisfies FailedEdit, ''),
-      });
-      const outcome = await mutateTextFile(
-        options,
-        options.observationsFor(context),
-        target.value,
-        ({ decoded }) => {
-          const text = decoded.text;
-          const lines = splitTextLines(text);
-          const start = findAnchor(text, lines, args.start_anchor, 'start_anchor', displayPath);
-          if (!start.ok) return failed(start.error);
-          const end = findAnchor(text, lines, args.end_anchor, 'end_anchor', displayPath);
-          if (!end.ok) return failed(end.error);
-          if (start.index > end.index)
-            return failed({
-              code: 'EDIT_INVALID',
-              message: `start_anchor (line ${start.index + 1}) comes after end_anchor (line ${end.index + 1}) in ${displayPath}`,
-              recovery: 'swap the anchors',
-            });
-          const first = inclusive ? start.index : start.index + 1;
-          const last = inclusive ? end.index : end.index - 1;
-          if (last < first)
-            return failed({
-              code: 'EDIT_INVALID',
-              message: `no lines lie between the anchors (lines ${start.index + 1} and ${end.index + 1}) with inclusive=false`,
-              recovery:
-                'set inclusive=true to delete the anchor lines themselves, or choose anchors further apart',
-            });
-          const firstLine = lines[first]!;
-          const lastLine = lines[last]!;
-          let from = firstLine.start;
-          const to = lastLine.next;
-          // Deleting the last lines of a file without a final newline: take the break before them
-          // instead, so the file still ends without one.
-          if (to === text.length && lastLine.next === lastLine.end && first > 0) from = lines[first - 1]!.end;
-          return {
-            ok: true,
-            text: text.slice(0, from) + text.slice(to),
-            report: { first: first + 1, last: last + 1, from, to, fuzzy: start.fuzzy || end.fuzzy },
-            span: { prefixLength: from, suffixLength: text.length - to },
-          };
-        },
-      );
-      if (!outcome.ok) return outcome.result;
-      const { first, last, from, to, fuzzy } = outcome.report;
-      const before = outcome.source.decoded.text;
-      const after = before.slice(0, from) + before.slice(to);
-      const diff = formatUnifiedDiff({
-        oldText: before,
-        newText: after,
-        prefixLength: from,
-        suffixLength: before.length - to,
-        displayPath,
-        maxLines: limits.maxDiffLines,
-        maxBytes: limits.maxDiffBytes,
-      });
-      const count = last - first + 1;
-      return textResult(
-        `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`,
-        { path: displayPath, firstLine: first, lastLine: last, deletedLines: count, inclusive },
-      );
-    },
+    description: DESCRIPTION,
+    inputSchema: deleteRangeArgumentsSchema,
+    preview: (args) => `delete_range ${args.path}`,
+    execute: textEditHandler(options, {
+      plan(args: DeleteRangeArguments, decoded, displayPath) {
+        const inclusive = args.inclusive ?? true;
+        const text = decoded.text;
+        const lines = splitTextLines(text);
+        const start = findAnchor(text, lines, args.start_anchor, 'start_anchor', displayPath);
+        if (!start.ok) return failed(start.error);
+        const end = findAnchor(text, lines, args.end_anchor, 'end_anchor', displayPath);
+        if (!end.ok) return failed(end.error);
+        if (start.index > end.index)
+          return failed({
+            code: 'EDIT_INVALID',
+            message: `start_anchor (line ${start.index + 1}) comes after end_anchor (line ${end.index + 1}) in ${displayPath}`,
+            recovery: 'swap the anchors',
+          });
+        const first = inclusive ? start.index : start.index + 1;
+        const last = inclusive ? end.index : end.index - 1;
+        if (last < first)
+          return failed({
+            code: 'EDIT_INVALID',
+            message: `no lines lie between the anchors (lines ${start.index + 1} and ${end.index + 1}) with inclusive=false`,
+            recovery:
+              'set inclusive=true to delete the anchor lines themselves, or choose anchors further apart',
+          });
+        const firstLine = lines[first]!;
+        const lastLine = lines[last]!;
+        let from = firstLine.start;
+        const to = lastLine.next;
+        // Deleting the last lines of a file without a final newline: take the break before them
+        // instead, so the file still ends without one.
+        if (to === text.length && lastLine.next === lastLine.end && first > 0) from = lines[first - 1]!.end;
+        return {
+          ok: true,
+          text: text.slice(0, from) + text.slice(to),
+          report: { first: first + 1, last: last + 1, fuzzy: start.fuzzy || end.fuzzy },
+          span: { prefixLength: from, suffixLength: text.length - to },
+        };
+      },
+      summary(args, { report: { first, last, fuzzy }, displayPath }) {
+        const count = last - first + 1;
+        return {
+          text: `deleted ${lineRangeText(first, last)} of ${displayPath} (${count} line${count === 1 ? '' : 's'})${fuzzy ? ' (fuzzy match)' : ''}`,
+          details: {
+            path: displayPath,
+            firstLine: first,
+            lastLine: last,
+            deletedLines: count,
+            inclusive: args.inclusive ?? true,
+          },
+        };
+      },
+    }),
   });
 }

@@ -1,11 +1,7 @@
-import {
-  type AnyToolDefinition,
-  defineTool,
-  type ToolCallContext,
-  type ToolResult,
-} from '@toolhost/contracts';
+import type { AnyToolDefinition, ToolCallContext, ToolResult } from '@toolhost/contracts';
 import type { DeleteSymbolArguments } from '../discovery/code-arguments.js';
 import { deleteSymbolArgumentsSchema } from '../discovery/code-schemas.generated.js';
+import { defineEditTool } from './edit-tool.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 
 const DESCRIPTION = [
@@ -26,25 +22,14 @@ const DESCRIPTION = [
  * would not after the deletion; a name declared together with others), `EXECUTION_ERROR`.
  */
 export function createDeleteSymbolTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
-  const { limits } = options;
   let executor:
     | Promise<(args: DeleteSymbolArguments, context: ToolCallContext) => Promise<ToolResult>>
     | undefined;
-  return defineTool({
+  return defineEditTool(options, {
     name: 'delete_symbol',
-    source: 'builtin',
-    group: 'editing_builtins',
-    category: 'write',
-    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    execution: { mode: 'sequential', timeoutMs: limits.writeTimeoutMs, abortable: false },
-    pathAccess: options.pathAccess,
-    visibility: 'listed',
-    modelTool: { name: 'delete_symbol', description: DESCRIPTION, inputSchema: deleteSymbolArgumentsSchema },
-    permission: {
-      paths: (args) => [{ argument: 'path', path: args.path, access: 'write' }],
-      subject: (args) => args.path,
-      preview: (args) => `delete_symbol ${args.symbol} in ${args.path}`,
-    },
+    description: DESCRIPTION,
+    inputSchema: deleteSymbolArgumentsSchema,
+    preview: (args) => `delete_symbol ${args.symbol} in ${args.path}`,
     async execute(args: DeleteSymbolArguments, context) {
       executor ??= import('./delete-symbol-run.js').then((module) =>
         module.createDeleteSymbolExecutor(options),

@@ -1,8 +1,7 @@
-import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
+import type { AnyToolDefinition } from '@toolhost/contracts';
+import { defineEditTool, textEditHandler, unchangedReplacementResult } from './edit-tool.js';
 import type { EditFileArguments } from './file-arguments.js';
-import { formatUnifiedDiff } from './file-diff.js';
 import { editFailureResult } from './file-edit-result.js';
-import { mutateTextFile, resolveFilePath } from './file-mutation.js';
 import { editFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 import { type AppliedEdits, applyEdits } from './text-edits.js';
@@ -34,72 +33,36 @@ export function landedText(before: string, after: string, applied: AppliedEdits,
  * (EDIT-1..EDIT-11 in REQUIREMENTS.md). Sequential and not abortable.
  */
 export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
-  const { limits } = options;
-  return defineTool({
+  return defineEditTool(options, {
     name: 'edit_file',
-    source: 'builtin',
-    group: 'editing_builtins',
-    category: 'write',
-    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    execution: { mode: 'sequential', timeoutMs: limits.writeTimeoutMs, abortable: false },
-    pathAccess: options.pathAccess,
-    visibility: 'listed',
-    modelTool: { name: 'edit_file', description: DESCRIPTION, inputSchema: editFileArgumentsSchema },
-    permission: {
-      paths: (args) => [{ argument: 'path', path: args.path, access: 'write' }],
-      subject: (args) => args.path,
-      preview: (args) => `edit_file ${args.path}`,
-    },
-    async execute(args: EditFileArguments, context) {
-      const target = resolveFilePath(options.pathPolicy, args.path, 'write', 'path', context.resolvedPaths);
-      if (!target.ok) return errorResult(target.error);
-      const { displayPath } = target.value;
-      const outcome = await mutateTextFile(
-        options,
-        options.observationsFor(context),
-        target.value,
-        ({ decoded }) => {
-          const applied = applyEdits(decoded.text, [args], {
-            lineEnding: decoded.lineEnding,
-            displayPath,
-            offersReplaceAll: false,
-          });
-          if (!applied.ok) return { ok: false, result: editFailureResult(applied.error, '') };
-          return {
-            ok: true,
-            text: applied.value.text,
-            report: applied.value,
-            span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
-          };
-        },
-      );
-      if (!outcome.ok) return outcome.result;
-      if (!outcome.changed)
-        return textResult(`${displayPath} is unchanged: the replacement equals the text it matched`, {
-          path: displayPath,
-          replacements: 0,
+    description: DESCRIPTION,
+    inputSchema: editFileArgumentsSchema,
+    preview: (args) => `edit_file ${args.path}`,
+    execute: textEditHandler(options, {
+      plan(args: EditFileArguments, decoded, displayPath) {
+        const applied = applyEdits(decoded.text, [args], {
+          lineEnding: decoded.lineEnding,
+          displayPath,
+          offersReplaceAll: false,
         });
-      const applied = outcome.report;
-      const before = outcome.source.decoded.text;
-      const diff = formatUnifiedDiff({
-        oldText: before,
-        newText: applied.text,
-        prefixLength: applied.prefixLength,
-        suffixLength: applied.suffixLength,
-        displayPath,
-        maxLines: limits.maxDiffLines,
-        maxBytes: limits.maxDiffBytes,
-      });
-      const fuzzy = applied.fuzzy ? ' (fuzzy match)' : '';
-      return textResult(
-        `edited ${displayPath}${fuzzy}: ${landedText(before, applied.text, applied, diff.changeLine)}\n${diff.text}${outcome.notice ? `\n${outcome.notice}` : ''}`,
-        {
+        if (!applied.ok) return { ok: false, result: editFailureResult(applied.error, '') };
+        return {
+          ok: true,
+          text: applied.value.text,
+          report: applied.value,
+          span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
+        };
+      },
+      unchanged: unchangedReplacementResult,
+      summary: (_args, { report: applied, displayPath, before, changeLine }) => ({
+        text: `edited ${displayPath}${applied.fuzzy ? ' (fuzzy match)' : ''}: ${landedText(before, applied.text, applied, changeLine)}`,
+        details: {
           path: displayPath,
           replacements: applied.replacements,
           strategy: applied.strategies[0],
           fuzzy: applied.fuzzy,
         },
-      );
-    },
+      }),
+    }),
   });
 }

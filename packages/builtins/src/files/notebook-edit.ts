@@ -1,9 +1,5 @@
-import {
-  type AnyToolDefinition,
-  defineTool,
-  type ToolCallContext,
-  type ToolResult,
-} from '@toolhost/contracts';
+import type { AnyToolDefinition, ToolCallContext, ToolResult } from '@toolhost/contracts';
+import { defineEditTool } from './edit-tool.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
 import type { NotebookEditArguments } from './notebook-arguments.js';
 import { notebookEditArgumentsSchema } from './notebook-schemas.generated.js';
@@ -27,25 +23,14 @@ const DESCRIPTION = [
  * `FILE_BINARY`, `EXECUTION_ERROR`.
  */
 export function createNotebookEditTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
-  const { limits } = options;
   let executor:
     | Promise<(args: NotebookEditArguments, context: ToolCallContext) => Promise<ToolResult>>
     | undefined;
-  return defineTool({
+  return defineEditTool(options, {
     name: 'notebook_edit',
-    source: 'builtin',
-    group: 'editing_builtins',
-    category: 'write',
-    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    execution: { mode: 'sequential', timeoutMs: limits.writeTimeoutMs, abortable: false },
-    pathAccess: options.pathAccess,
-    visibility: 'listed',
-    modelTool: { name: 'notebook_edit', description: DESCRIPTION, inputSchema: notebookEditArgumentsSchema },
-    permission: {
-      paths: (args) => [{ argument: 'path', path: args.path, access: 'write' }],
-      subject: (args) => args.path,
-      preview: (args) => `notebook_edit ${args.edit_mode ?? 'replace'} ${args.path}`,
-    },
+    description: DESCRIPTION,
+    inputSchema: notebookEditArgumentsSchema,
+    preview: (args) => `notebook_edit ${args.edit_mode ?? 'replace'} ${args.path}`,
     async execute(args: NotebookEditArguments, context) {
       executor ??= import('./notebook-edit-run.js').then((module) =>
         module.createNotebookEditExecutor(options),
