@@ -1,7 +1,7 @@
-import { defineTool, type ToolDefinition } from '@toolhost/contracts';
+import type { ToolDefinition } from '@toolhost/contracts';
 import type { BashArguments } from './shell-arguments.js';
-import { runShellCall, SHELL_ANNOTATIONS, SHELL_EXECUTION_TIMEOUT_MS, shellPermission } from './shell-run.js';
 import { bashArgumentsSchema } from './shell-schemas.generated.js';
+import { defineShellTool } from './shell-tool.js';
 import type { ShellToolsOptions } from './shell-tools-options.js';
 
 const DESCRIPTION = [
@@ -14,22 +14,13 @@ const DESCRIPTION = [
 /**
  * Creates the `bash` tool (POSIX): group `shell_builtins`, category `shell`, sequential, abortable,
  * annotations destructive + open-world, `permission.subject` = the command (for `bash(git status:*)`
- * rules), `permission.paths` = the workdir (list access), `resultShape: 'shell'`. See
- * {@link runShellCall} for results and error codes.
+ * rules), `permission.paths` = the workdir (list access), `resultShape: 'shell'` (see
+ * {@link defineShellTool}). See `runShellCall` for results and error codes.
  */
 export function createBashTool(options: ShellToolsOptions): ToolDefinition<BashArguments> {
-  return defineTool({
-    name: 'bash',
-    source: 'builtin',
-    group: 'shell_builtins',
-    category: 'shell',
-    annotations: SHELL_ANNOTATIONS,
-    execution: { mode: 'sequential', timeoutMs: SHELL_EXECUTION_TIMEOUT_MS, abortable: true },
-    pathAccess: 'current_project',
-    visibility: 'listed',
-    resultShape: 'shell',
-    modelTool: { name: 'bash', description: DESCRIPTION, inputSchema: bashArgumentsSchema },
-    permission: shellPermission('bash'),
-    execute: (args, context) => runShellCall(options, 'bash', args, context),
+  return defineShellTool(options, {
+    shell: 'bash',
+    description: DESCRIPTION,
+    inputSchema: bashArgumentsSchema,
   });
 }

@@ -1,4 +1,5 @@
 import { defineTool, errorResult, type ToolDefinition, textResult } from '@toolhost/contracts';
+import type { JobManager } from '@toolhost/jobs';
 import type { JobKillArguments } from './shell-arguments.js';
 import { jobErrorToToolhostError, jobsUnavailable, shownJobId } from './shell-format.js';
 import { jobKillArgumentsSchema } from './shell-schemas.generated.js';
@@ -40,7 +41,7 @@ export function createJobKillTool(options: ShellToolsOptions): ToolDefinition<Jo
       const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const id = args.job_id.trim();
-      const killed = jobs.get(id) ? jobs.kill(id, args.reason ? { reason: args.reason } : {}) : undefined;
+      const killed = killKnownJob(jobs, id, args.reason);
       if (killed && !killed.ok) return errorResult(jobErrorToToolhostError(killed.error));
       if (killed?.value.wasRunning) {
         return textResult(`Requested cancellation of job "${id}".\n[status: killed]`, {
@@ -55,4 +56,9 @@ export function createJobKillTool(options: ShellToolsOptions): ToolDefinition<Jo
       });
     },
   });
+}
+
+/** Kills the job if the manager knows it (`reason` is recorded on the job); `undefined` for an unknown id. */
+export function killKnownJob(jobs: JobManager, id: string, reason: string | undefined) {
+  return jobs.get(id) ? jobs.kill(id, reason ? { reason } : {}) : undefined;
 }

@@ -1,4 +1,12 @@
-import { defineTool, errorResult, type ToolDefinition, ToolhostError, textResult } from '@toolhost/contracts';
+import {
+  defineTool,
+  errorResult,
+  type ToolDefinition,
+  ToolhostError,
+  type ToolResult,
+  textResult,
+} from '@toolhost/contracts';
+import type { JobManager, JobOutputChunk, LineFilter } from '@toolhost/jobs';
 import type { JobOutputArguments } from './shell-arguments.js';
 import {
   compileFilter,
@@ -68,8 +76,7 @@ export function createJobOutputTool(options: ShellToolsOptions): ToolDefinition<
       const filter = compileFilter(args.filter, 'invalid filter');
       if (!filter.ok) return errorResult(filter.error);
       if (jobs.closed) return errorResult(jobsUnavailable());
-      if (!jobs.get(id))
-        return errorResult(jobErrorToToolhostError(notFound(jobs.list().map((job) => job.id))));
+      if (!jobs.get(id)) return unknownJobResult(jobs);
       if (args.wait) {
         const waited = await jobs.wait(id, {
           timeoutMs: args.timeout_ms ?? JOB_OUTPUT_DEFAULT_WAIT_MS,
@@ -85,8 +92,8 @@ export function createJobOutputTool(options: ShellToolsOptions): ToolDefinition<
           );
         }
       }
-      const read = await jobs.readNew(id, filter.value ? { filter: filter.value } : {});
-      if (!read.ok) return errorResult(jobErrorToToolhostError(read.error));
+      const read = await readNewOutput(jobs, id, filter.value);
+      if (!read.ok) return read.result;
       const chunk = read.value;
       const snapshot = chunk.snapshot;
       return textResult(`${newOutputBody(chunk)}\n${statusLine(snapshot)}`, {
@@ -102,6 +109,25 @@ export function createJobOutputTool(options: ShellToolsOptions): ToolDefinition<
       });
     },
   });
+}
+
+/** The `JOB_NOT_FOUND` result of job_output and bash_output, naming the ids the manager knows. */
+export function unknownJobResult(jobs: JobManager): ToolResult {
+  return errorResult(jobErrorToToolhostError(notFound(jobs.list().map((job) => job.id))));
+}
+
+/** A known job's new output since its read cursor (filtered when a filter is given), or the read's error. */
+export async function readNewOutput(
+  jobs: JobManager,
+  id: string,
+  filter: LineFilter | undefined,
+): Promise<
+  { readonly ok: true; readonly value: JobOutputChunk } | { readonly ok: false; readonly result: ToolResult }
+> {
+  const read = await jobs.readNew(id, filter ? { filter } : {});
+  return read.ok
+    ? { ok: true, value: read.value }
+    : { ok: false, result: errorResult(jobErrorToToolhostError(read.error)) };
 }
 
 /** `JOB_NOT_FOUND` naming the ids that do exist (never the id asked for: it is an argument value). */

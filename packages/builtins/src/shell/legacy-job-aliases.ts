@@ -1,14 +1,19 @@
-import { defineTool, errorResult, type ToolDefinition, ToolhostError, textResult } from '@toolhost/contracts';
-import { JOB_KILL_ANNOTATIONS } from './job-kill.js';
-import { JOB_READ_ANNOTATIONS, JOB_READ_EXECUTION_TIMEOUT_MS, notFound } from './job-output.js';
-import type { BashOutputArguments, KillShellArguments, WaitArguments } from './shell-arguments.js';
 import {
-  compileFilter,
-  jobErrorToToolhostError,
-  jobsUnavailable,
-  newOutputBody,
-  shownJobId,
-} from './shell-format.js';
+  type AnyToolDefinition,
+  type ArgumentSchema,
+  defineTool,
+  errorResult,
+  type ToolDefinition,
+  type ToolExecution,
+  type ToolHandler,
+  ToolhostError,
+  type ToolPermissionInput,
+  textResult,
+} from '@toolhost/contracts';
+import { createJobKillTool, killKnownJob } from './job-kill.js';
+import { createJobOutputTool, readNewOutput, unknownJobResult } from './job-output.js';
+import type { BashOutputArguments, KillShellArguments, WaitArguments } from './shell-arguments.js';
+import { compileFilter, jobsUnavailable, newOutputBody, shownJobId } from './shell-format.js';
 import {
   bashOutputArgumentsSchema,
   killShellArgumentsSchema,
@@ -19,6 +24,37 @@ import { jobsFor, type ShellToolsOptions } from './shell-tools-options.js';
 /** The default `timeout_seconds` of the legacy `wait`. */
 export const WAIT_DEFAULT_SECONDS = 30;
 
+/** What a legacy alias changes of the definition it is an alias of. */
+interface LegacyAliasSpec<A> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: ArgumentSchema<A>;
+  /** The alias's own execution facts, where they differ from the current tool's. */
+  readonly execution?: ToolExecution;
+  /** The alias's permission facts; without them it has none. */
+  readonly permission?: ToolPermissionInput<A>;
+  readonly execute: ToolHandler<A>;
+}
+
+/**
+ * A hidden legacy alias built from the definition of the tool that replaced it: the same source,
+ * group, category, annotations, execution, path access and result shape, with its own name, model
+ * view (its legacy schema), permission facts and handler, and `visibility: 'hidden'` (callable by
+ * name, listed nowhere).
+ */
+function legacyAliasOf<A>(current: AnyToolDefinition, spec: LegacyAliasSpec<A>): ToolDefinition<A> {
+  const { permission: _permission, execute: _execute, ...facts } = current;
+  return defineTool<A>({
+    ...facts,
+    name: spec.name,
+    execution: spec.execution ?? current.execution,
+    visibility: 'hidden',
+    modelTool: { name: spec.name, description: spec.description, inputSchema: spec.inputSchema },
+    ...(spec.permission ? { permission: spec.permission } : {}),
+    execute: spec.execute,
+  });
+}
+
 /**
  * Creates `bash_output`, a hidden legacy alias of job_output (LG-2 in REQUIREMENTS.md): `[<id>] <status>`,
  * then the new output or `(no new output)`; it shares job_output's cursor. An invalid filter is
@@ -26,32 +62,21 @@ export const WAIT_DEFAULT_SECONDS = 30;
  * `JOB_NOT_FOUND`.
  */
 export function createBashOutputTool(options: ShellToolsOptions): ToolDefinition<BashOutputArguments> {
-  return defineTool({
+  return legacyAliasOf<BashOutputArguments>(createJobOutputTool(options), {
     name: 'bash_output',
-    source: 'builtin',
-    group: 'shell_builtins',
-    category: 'shell',
-    annotations: JOB_READ_ANNOTATIONS,
+    description:
+      'Legacy alias kept for old sessions; use job_output. Reads the new output of a background shell job.',
+    inputSchema: bashOutputArgumentsSchema,
     execution: { mode: 'parallel', timeoutMs: 30_000, abortable: true },
-    pathAccess: 'none',
-    visibility: 'hidden',
-    resultShape: 'shell',
-    modelTool: {
-      name: 'bash_output',
-      description:
-        'Legacy alias kept for old sessions; use job_output. Reads the new output of a background shell job.',
-      inputSchema: bashOutputArgumentsSchema,
-    },
     async execute(args, context) {
       const jobs = jobsFor(options, context);
       const filter = compileFilter(args.filter, 'invalid filter regexp');
       if (!filter.ok) return errorResult(filter.error);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const id = args.job_id.trim();
-      if (!jobs.get(id))
-        return errorResult(jobErrorToToolhostError(notFound(jobs.list().map((job) => job.id))));
-      const read = await jobs.readNew(id, filter.value ? { filter: filter.value } : {});
-      if (!read.ok) return errorResult(jobErrorToToolhostError(read.error));
+      if (!jobs.get(id)) return unknownJobResult(jobs);
+      const read = await readNewOutput(jobs, id, filter.value);
+      if (!read.ok) return read.result;
       return textResult(`[${id}] ${read.value.snapshot.state}\n${newOutputBody(read.value)}`, {
         jobId: id,
         state: read.value.snapshot.state,
@@ -65,27 +90,16 @@ export function createBashOutputTool(options: ShellToolsOptions): ToolDefinition
  * `Background job "<id>" was not running (already finished or unknown).` (both normal results).
  */
 export function createKillShellTool(options: ShellToolsOptions): ToolDefinition<KillShellArguments> {
-  return defineTool({
+  return legacyAliasOf<KillShellArguments>(createJobKillTool(options), {
     name: 'kill_shell',
-    source: 'builtin',
-    group: 'shell_builtins',
-    category: 'shell',
-    annotations: JOB_KILL_ANNOTATIONS,
-    execution: { mode: 'sequential', timeoutMs: 10_000, abortable: true },
-    pathAccess: 'none',
-    visibility: 'hidden',
-    resultShape: 'default',
-    modelTool: {
-      name: 'kill_shell',
-      description: 'Legacy alias kept for old sessions; use job_kill. Stops a background shell job.',
-      inputSchema: killShellArgumentsSchema,
-    },
+    description: 'Legacy alias kept for old sessions; use job_kill. Stops a background shell job.',
+    inputSchema: killShellArgumentsSchema,
     permission: { subject: (args) => args.job_id },
     async execute(args, context) {
       const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
       const id = args.job_id.trim();
-      const killed = jobs.get(id) ? jobs.kill(id, { reason: 'kill_shell' }) : undefined;
+      const killed = killKnownJob(jobs, id, 'kill_shell');
       if (killed?.ok && killed.value.wasRunning) {
         return textResult(`Killed background job "${id}".`, { jobId: id, wasRunning: true });
       }
@@ -104,22 +118,11 @@ export function createKillShellTool(options: ShellToolsOptions): ToolDefinition<
  * ids get a `[<id>] unknown job` block.
  */
 export function createWaitTool(options: ShellToolsOptions): ToolDefinition<WaitArguments> {
-  return defineTool({
+  return legacyAliasOf<WaitArguments>(createJobOutputTool(options), {
     name: 'wait',
-    source: 'builtin',
-    group: 'shell_builtins',
-    category: 'shell',
-    annotations: JOB_READ_ANNOTATIONS,
-    execution: { mode: 'parallel', timeoutMs: JOB_READ_EXECUTION_TIMEOUT_MS, abortable: true },
-    pathAccess: 'none',
-    visibility: 'hidden',
-    resultShape: 'shell',
-    modelTool: {
-      name: 'wait',
-      description:
-        'Legacy alias kept for old sessions; use job_output with wait=true. Waits for background jobs to finish.',
-      inputSchema: waitArgumentsSchema,
-    },
+    description:
+      'Legacy alias kept for old sessions; use job_output with wait=true. Waits for background jobs to finish.',
+    inputSchema: waitArgumentsSchema,
     async execute(args, context) {
       const jobs = jobsFor(options, context);
       if (jobs.closed) return errorResult(jobsUnavailable());
@@ -147,8 +150,8 @@ export function createWaitTool(options: ShellToolsOptions): ToolDefinition<WaitA
           blocks.push(`[${shownJobId(id).replace(/^"|"$/g, '')}] unknown job`);
           continue;
         }
-        const read = await jobs.readNew(id);
-        if (!read.ok) return errorResult(jobErrorToToolhostError(read.error));
+        const read = await readNewOutput(jobs, id, undefined);
+        if (!read.ok) return read.result;
         states.push({ jobId: id, state: read.value.snapshot.state });
         blocks.push(`[${id} (${snapshot.label})] ${read.value.snapshot.state}\n${newOutputBody(read.value)}`);
       }

@@ -1,8 +1,8 @@
-import { defineTool, errorResult, type ToolDefinition, ToolhostError } from '@toolhost/contracts';
+import { errorResult, type ToolDefinition, ToolhostError } from '@toolhost/contracts';
 import type { PwshArguments } from './shell-arguments.js';
 import { findPowerShellChainOperator } from './shell-powershell.js';
-import { runShellCall, SHELL_ANNOTATIONS, SHELL_EXECUTION_TIMEOUT_MS, shellPermission } from './shell-run.js';
 import { pwshArgumentsSchema } from './shell-schemas.generated.js';
+import { defineShellTool } from './shell-tool.js';
 import type { ShellToolsOptions } from './shell-tools-options.js';
 
 const DESCRIPTION = [
@@ -20,36 +20,25 @@ const DESCRIPTION = [
  * strings and comments is refused with `ARGUMENT_VALIDATION` and guidance, before anything runs.
  */
 export function createPwshTool(options: ShellToolsOptions): ToolDefinition<PwshArguments> {
-  return defineTool({
-    name: 'pwsh',
-    source: 'builtin',
-    group: 'shell_builtins',
-    category: 'shell',
-    annotations: SHELL_ANNOTATIONS,
-    execution: { mode: 'sequential', timeoutMs: SHELL_EXECUTION_TIMEOUT_MS, abortable: true },
-    pathAccess: 'current_project',
-    visibility: 'listed',
-    resultShape: 'shell',
-    modelTool: { name: 'pwsh', description: DESCRIPTION, inputSchema: pwshArgumentsSchema },
-    permission: shellPermission('pwsh'),
-    async execute(args, context) {
-      if ((options.powershellEdition ?? 'core') === 'desktop') {
-        const chain = findPowerShellChainOperator(args.command);
-        if (chain) {
-          return errorResult(
-            new ToolhostError({
-              code: 'ARGUMENT_VALIDATION',
-              message: `Windows PowerShell 5.1 does not support the ${chain.operator} operator; nothing was run`,
-              recovery:
-                chain.operator === '&&'
-                  ? 'separate the commands with ";" and run the second only on success: first; if ($?) { second }'
-                  : 'separate the commands with ";" and run the second only on failure: first; if (-not $?) { second }',
-              details: { argument: 'command', operator: chain.operator },
-            }),
-          );
-        }
-      }
-      return runShellCall(options, 'pwsh', args, context);
+  return defineShellTool(options, {
+    shell: 'pwsh',
+    description: DESCRIPTION,
+    inputSchema: pwshArgumentsSchema,
+    refuse(args) {
+      if ((options.powershellEdition ?? 'core') !== 'desktop') return undefined;
+      const chain = findPowerShellChainOperator(args.command);
+      if (!chain) return undefined;
+      return errorResult(
+        new ToolhostError({
+          code: 'ARGUMENT_VALIDATION',
+          message: `Windows PowerShell 5.1 does not support the ${chain.operator} operator; nothing was run`,
+          recovery:
+            chain.operator === '&&'
+              ? 'separate the commands with ";" and run the second only on success: first; if ($?) { second }'
+              : 'separate the commands with ";" and run the second only on failure: first; if (-not $?) { second }',
+          details: { argument: 'command', operator: chain.operator },
+        }),
+      );
     },
   });
 }
