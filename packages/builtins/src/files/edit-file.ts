@@ -1,10 +1,10 @@
 import type { AnyToolDefinition } from '@toolhost/contracts';
 import { defineEditTool, textEditHandler, unchangedReplacementResult } from './edit-tool.js';
 import type { EditFileArguments } from './file-arguments.js';
-import { editFailureResult } from './file-edit-result.js';
+import { replacementPlan } from './file-edit-result.js';
 import { editFileArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
-import { type AppliedEdits, applyEdits } from './text-edits.js';
+import type { AppliedEdits } from './text-edits.js';
 import { countLineBreaks, lineRangeText } from './text-lines.js';
 
 const DESCRIPTION = [
@@ -39,20 +39,8 @@ export function createEditFileTool(options: ResolvedFileToolsOptions): AnyToolDe
     inputSchema: editFileArgumentsSchema,
     preview: (args) => `edit_file ${args.path}`,
     execute: textEditHandler(options, {
-      plan(args: EditFileArguments, decoded, displayPath) {
-        const applied = applyEdits(decoded.text, [args], {
-          lineEnding: decoded.lineEnding,
-          displayPath,
-          offersReplaceAll: false,
-        });
-        if (!applied.ok) return { ok: false, result: editFailureResult(applied.error, '') };
-        return {
-          ok: true,
-          text: applied.value.text,
-          report: applied.value,
-          span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
-        };
-      },
+      plan: (args: EditFileArguments, decoded, displayPath) =>
+        replacementPlan(decoded, [args], displayPath, false, () => ''),
       unchanged: unchangedReplacementResult,
       summary: (_args, { report: applied, displayPath, before, changeLine }) => ({
         text: `edited ${displayPath}${applied.fuzzy ? ' (fuzzy match)' : ''}: ${landedText(before, applied.text, applied, changeLine)}`,

@@ -1,5 +1,8 @@
 import { errorResult, type ToolResult, ToolhostError } from '@toolhost/contracts';
-import type { FailedEdit } from './text-edits.js';
+import type { DecodedText } from '@toolhost/read-evidence';
+import type { TextEditPlan } from './edit-tool.js';
+import type { EditStep } from './match-edit.js';
+import { type AppliedEdits, applyEdits, type FailedEdit } from './text-edits.js';
 
 /**
  * Turns a failed edit step into a tool result. `prefix` is "edit N: " for multi_edit. The most
@@ -21,4 +24,31 @@ export function editFailureResult(failure: FailedEdit, prefix: string): ToolResu
       { type: 'text', text: `most similar line (${error.nearest.line}):\n${error.nearest.line}→${text}` },
     ],
   });
+}
+
+/**
+ * The plan of edit_file and multi_edit: the replacement steps applied in memory to the decoded text
+ * (the file's own line ending; `offersReplaceAll` when a step may set replace_all), or the failed
+ * step's result, its message prefixed by `failurePrefix` of the step's 0-based index.
+ */
+export function replacementPlan(
+  decoded: DecodedText,
+  steps: readonly EditStep[],
+  displayPath: string,
+  offersReplaceAll: boolean,
+  failurePrefix: (index: number) => string,
+): TextEditPlan<AppliedEdits> {
+  const applied = applyEdits(decoded.text, steps, {
+    lineEnding: decoded.lineEnding,
+    displayPath,
+    offersReplaceAll,
+  });
+  if (!applied.ok)
+    return { ok: false, result: editFailureResult(applied.error, failurePrefix(applied.error.index)) };
+  return {
+    ok: true,
+    text: applied.value.text,
+    report: applied.value,
+    span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
+  };
 }

@@ -1,10 +1,9 @@
 import type { AnyToolDefinition } from '@toolhost/contracts';
 import { defineEditTool, textEditHandler, unchangedReplacementResult } from './edit-tool.js';
 import type { MultiEditArguments } from './file-arguments.js';
-import { editFailureResult } from './file-edit-result.js';
+import { editFailureResult, replacementPlan } from './file-edit-result.js';
 import { multiEditArgumentsSchema } from './file-schemas.generated.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
-import { applyEdits } from './text-edits.js';
 import { countLineBreaks, lineRangeText } from './text-lines.js';
 
 const DESCRIPTION = [
@@ -36,24 +35,8 @@ export function createMultiEditTool(options: ResolvedFileToolsOptions): AnyToolD
             );
         return undefined;
       },
-      plan(args, decoded, displayPath) {
-        const applied = applyEdits(decoded.text, args.edits, {
-          lineEnding: decoded.lineEnding,
-          displayPath,
-          offersReplaceAll: true,
-        });
-        if (!applied.ok)
-          return {
-            ok: false,
-            result: editFailureResult(applied.error, `edit ${applied.error.index + 1}: `),
-          };
-        return {
-          ok: true,
-          text: applied.value.text,
-          report: applied.value,
-          span: { prefixLength: applied.value.prefixLength, suffixLength: applied.value.suffixLength },
-        };
-      },
+      plan: (args, decoded, displayPath) =>
+        replacementPlan(decoded, args.edits, displayPath, true, (index) => `edit ${index + 1}: `),
       unchanged: unchangedReplacementResult,
       summary(args, { report: applied, displayPath, changeLine }) {
         const count = args.edits.length;
