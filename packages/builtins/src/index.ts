@@ -1,19 +1,9 @@
-// Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
+// The public API of @toolhost/builtins, as the README's "API" section lists it: the tool factories a
+// host calls, their options, and the types and helpers a host needs to keep a session's state. An
+// explicit line is an API decision; tests import everything else by file.
+
+// Discovery tools: ls, glob, grep, view_image.
 export { createDiscoveryTools, type DiscoveryToolsOptions } from './discovery/create-discovery-tools.js';
-export { createFileTools } from './files/create-file-tools.js';
-export { createStructuredEditTools } from './files/create-structured-edit-tools.js';
-export type {
-  CodeIndexArguments,
-  DeleteSymbolArguments,
-  SymbolKindArgument,
-} from './discovery/code-arguments.js';
-export { type CodeIndexToolOptions, createCodeIndexTool } from './discovery/code-index.js';
-export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './discovery/code-schemas.generated.js';
-export type { NotebookEditArguments } from './files/notebook-arguments.js';
-export type { WebFetchArguments } from './web/web-arguments.js';
-export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch.js';
-export { webFetchArgumentsSchema } from './web/web-schemas.generated.js';
-export { notebookEditArgumentsSchema } from './files/notebook-schemas.generated.js';
 export type {
   GlobArguments,
   GrepArguments,
@@ -26,6 +16,14 @@ export {
   lsArgumentsSchema,
   viewImageArgumentsSchema,
 } from './discovery/discovery-schemas.generated.js';
+export { createGlobTool, type GlobToolOptions } from './discovery/glob.js';
+export { createLsTool, type LsToolOptions } from './discovery/ls.js';
+export { createGrepTool, type GrepToolOptions } from './grep/grep.js';
+export { findRipgrep } from './grep/grep-ripgrep-path.js';
+export { createViewImageTool, type ViewImageToolOptions } from './files/view-image.js';
+
+// File tools: read_file, write_file, edit_file, multi_edit, delete_range, move_file.
+export { createFileTools } from './files/create-file-tools.js';
 export type {
   DeleteRangeArguments,
   EditFileArguments,
@@ -44,37 +42,17 @@ export {
   writeFileArgumentsSchema,
 } from './files/file-schemas.generated.js';
 export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './files/file-tools-options.js';
-export { createGlobTool, type GlobToolOptions } from './discovery/glob.js';
-export { createGrepTool, type GrepToolOptions } from './grep/grep.js';
-export { findRipgrep } from './grep/grep-ripgrep-path.js';
-export { createLsTool, type LsToolOptions } from './discovery/ls.js';
-export { createViewImageTool, type ViewImageToolOptions } from './files/view-image.js';
-export { createBashTool } from './shell/bash.js';
+
+// Structured editors (notebook_edit, delete_symbol), code_index and web_fetch.
+export { createStructuredEditTools } from './files/create-structured-edit-tools.js';
+export { type CodeIndexToolOptions, createCodeIndexTool } from './discovery/code-index.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch.js';
+
+// Shell tools: bash or pwsh, job_output, job_kill and the hidden legacy aliases.
 export { createShellTools } from './shell/create-shell-tools.js';
-export { createJobKillTool } from './shell/job-kill.js';
-export { createJobOutputTool } from './shell/job-output.js';
-export { createBashOutputTool, createKillShellTool, createWaitTool } from './shell/legacy-job-aliases.js';
-export { createPwshTool } from './shell/pwsh.js';
-export type {
-  BashArguments,
-  BashOutputArguments,
-  JobKillArguments,
-  JobOutputArguments,
-  KillShellArguments,
-  PwshArguments,
-  WaitArguments,
-} from './shell/shell-arguments.js';
-export { findPowerShellChainOperator, type PowerShellChainOperator } from './shell/shell-powershell.js';
-export {
-  bashArgumentsSchema,
-  bashOutputArgumentsSchema,
-  jobKillArgumentsSchema,
-  jobOutputArgumentsSchema,
-  killShellArgumentsSchema,
-  pwshArgumentsSchema,
-  waitArgumentsSchema,
-} from './shell/shell-schemas.generated.js';
 export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell/shell-tools-options.js';
+
+// Subagent tools: task, parallel_tasks, read_subagent_result.
 export type {
   ParallelTasksArguments,
   ReadSubagentResultArguments,
@@ -95,47 +73,14 @@ export {
 } from './session/subagent-schemas.generated.js';
 export {
   createSubagentTools,
-  MAX_PARALLEL_SUBAGENTS,
   SUBAGENT_PREVIEW_BYTES,
-  SUBAGENT_TOOL_NAMES,
   type SubagentService,
   type SubagentToolsOptions,
 } from './session/subagent-tools.js';
+
+// Session tools: todo_write, create_goal, get_goal, update_goal, present, compress; the session state.
 export { createSessionTools } from './session/create-session-tools.js';
-export { createCompressTool, countOccurrences } from './session/compress.js';
-export { createCreateGoalTool } from './session/create-goal.js';
-export { createGetGoalTool } from './session/get-goal.js';
-export { createPresentTool } from './session/present.js';
-export { createTodoWriteTool, renderTodos } from './session/todo-write.js';
-export { createUpdateGoalTool } from './session/update-goal.js';
-export {
-  beginGoalRound,
-  createGoal,
-  type GoalRound,
-  type GoalUpdate,
-  goalModelView,
-  parseGoalRecord,
-  restoredGoalState,
-  updateGoal,
-} from './session/goal-protocol.js';
-export type {
-  CompressArguments,
-  CreateGoalArguments,
-  GetGoalArguments,
-  PresentArguments,
-  PresentFile,
-  TodoWriteArguments,
-  TodoWriteItem,
-  UpdateGoalArguments,
-} from './session/session-arguments.js';
-export {
-  compressArgumentsSchema,
-  createGoalArgumentsSchema,
-  getGoalArgumentsSchema,
-  presentArgumentsSchema,
-  todoWriteArgumentsSchema,
-  updateGoalArgumentsSchema,
-} from './session/session-schemas.generated.js';
+export { beginGoalRound, type GoalRound, restoredGoalState } from './session/goal-protocol.js';
 export type {
   ConversationCompressOutcome,
   ConversationCompressRequest,
@@ -153,8 +98,4 @@ export type {
   TodoStatus,
 } from './session/session-state.js';
 export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session/session-state-snapshot.js';
-export {
-  SESSION_READ_ANNOTATIONS,
-  SESSION_WRITE_ANNOTATIONS,
-  type SessionToolsOptions,
-} from './session/session-tool-options.js';
+export type { SessionToolsOptions } from './session/session-tool-options.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createObservationStore } from '@toolhost/read-evidence';
-import { createFileTools } from '../src/index.js';
+import { createFileTools } from '../src/files/create-file-tools.js';
 import { call, ENGINES, failure, makeTree, okText, type Tree, toolsFor } from './grep/grep-fixtures.js';
 
 // Finding 3 of issue 15: a directory matching a secret pattern (`certs.key/`) is hidden by the shell

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { outputText, type ToolResult } from '@toolhost/contracts';
 import { createPathPolicy } from '@toolhost/path-policy';
-import { createCodeIndexTool } from '../../src/index.js';
+import { createCodeIndexTool } from '../../src/discovery/code-index.js';
 import { callTool, errorOf, okText, tempProject } from '../files/file-helpers.js';
 
 /** A small project with one definition of known lines per language, plus files the index must never show. */

@@ -3,7 +3,7 @@ import { mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createGlobTool } from '../../src/index.js';
+import { createGlobTool } from '../../src/discovery/glob.js';
 import { runIsolatedCall } from '../isolated-call.js';
 import { call, failure, makeTree, okText, resultLines, type Tree, writeTree } from '../grep/grep-fixtures.js';
 

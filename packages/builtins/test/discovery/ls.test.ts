@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createPathPolicy, DEFAULT_PROTECTED_PATHS, DEFAULT_SECRET_PATHS } from '@toolhost/path-policy';
-import { createLsTool } from '../../src/index.js';
+import { createLsTool } from '../../src/discovery/ls.js';
 import { call, failure, makeTree, okText, writeTree } from '../grep/grep-fixtures.js';
 
 // Requirements cited: DISC-1 (symlinks out of the project), DISC-2 (`ls` of a file), LS-1, LS-2

@@ -6,12 +6,9 @@ import { describe, it } from 'node:test';
 import { createToolRegistry, ERROR_CODES, type ToolCallContext } from '@toolhost/contracts';
 import { createPathPolicy } from '@toolhost/path-policy';
 import { createObservationStore, EVIDENCE_ERROR_CODES, type ObservationStore } from '@toolhost/read-evidence';
-import {
-  createDiscoveryTools,
-  createFileTools,
-  editFileArgumentsSchema,
-  readFileArgumentsSchema,
-} from '../../src/index.js';
+import { createDiscoveryTools } from '../../src/discovery/create-discovery-tools.js';
+import { createFileTools } from '../../src/files/create-file-tools.js';
+import { editFileArgumentsSchema, readFileArgumentsSchema } from '../../src/files/file-schemas.generated.js';
 import { callTool, errorOf, fileTools, okText, tempProject } from './file-helpers.js';
 
 describe('createFileTools', () => {

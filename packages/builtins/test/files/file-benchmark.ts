@@ -42,7 +42,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createPathPolicy } from '@toolhost/path-policy';
 import { createObservationStore } from '@toolhost/read-evidence';
-import { createFileTools } from '../../src/index.js';
+import { createFileTools } from '../../src/files/create-file-tools.js';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 const context = () => ({

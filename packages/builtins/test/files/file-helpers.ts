@@ -11,7 +11,8 @@ import {
 } from '@toolhost/contracts';
 import { createPathPolicy, type PathPolicy } from '@toolhost/path-policy';
 import { createObservationStore, type MutationLocks, type ObservationStore } from '@toolhost/read-evidence';
-import { createFileTools, type FileToolLimits } from '../../src/index.js';
+import { createFileTools } from '../../src/files/create-file-tools.js';
+import type { FileToolLimits } from '../../src/files/file-tools-options.js';
 
 /** One agent's file tools over a fresh temp project. */
 export interface FileToolsFixture {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { outputText, type ToolResult } from '@toolhost/contracts';
-import { createViewImageTool } from '../../src/index.js';
+import { createViewImageTool } from '../../src/files/view-image.js';
 import { callTool, type FileToolsFixture, fileTools } from './file-helpers.js';
 import { startSwapper, swapperUnavailable } from './swapper.js';
 

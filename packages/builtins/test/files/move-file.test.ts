@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createPathPolicy } from '@toolhost/path-policy';
 import { createObservationStore } from '@toolhost/read-evidence';
-import { createFileTools } from '../../src/index.js';
+import { createFileTools } from '../../src/files/create-file-tools.js';
 import { callTool, errorOf, fileTools, okText, tempProject } from './file-helpers.js';
 
 describe('move_file', () => {

@@ -7,7 +7,8 @@ import type { AnyToolDefinition, ToolResult } from '@toolhost/contracts';
 import { createPathPolicy, type PathPolicy } from '@toolhost/path-policy';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { createFileTools, createStructuredEditTools } from '../../src/index.js';
+import { createFileTools } from '../../src/files/create-file-tools.js';
+import { createStructuredEditTools } from '../../src/files/create-structured-edit-tools.js';
 import { callTool, tempProject } from './file-helpers.js';
 
 /** One agent's file tools and structured editors over a fresh temp project, sharing one store. */

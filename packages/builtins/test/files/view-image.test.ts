@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
-import { createViewImageTool } from '../../src/index.js';
+import { createViewImageTool } from '../../src/files/view-image.js';
 import { call, failure, makeTree, type Tree, writeTree } from '../grep/grep-fixtures.js';
 
 // Real image files, built byte by byte: a decodable PNG, and JPEG / GIF / WebP / BMP files whose

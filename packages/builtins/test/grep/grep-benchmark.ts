@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import type { AnyToolDefinition } from '@toolhost/contracts';
 import { createPathPolicy } from '@toolhost/path-policy';
 import fastGlob from 'fast-glob';
-import { createDiscoveryTools, findRipgrep } from '../../src/index.js';
+import { createDiscoveryTools } from '../../src/discovery/create-discovery-tools.js';
+import { findRipgrep } from '../../src/grep/grep-ripgrep-path.js';
 import { ripgrepArguments } from '../../src/grep/grep-ripgrep.js';
 
 const repository = realpathSync(fileURLToPath(new URL('../../../..', import.meta.url)));

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { AnyToolDefinition, ToolResult } from '@toolhost/contracts';
 import fc from 'fast-check';
 import { createPathPolicy, type PathPolicy } from '@toolhost/path-policy';
-import { createDiscoveryTools, findRipgrep } from '../../src/index.js';
+import { createDiscoveryTools } from '../../src/discovery/create-discovery-tools.js';
+import { findRipgrep } from '../../src/grep/grep-ripgrep-path.js';
 
 /** A file's content, or a symbolic link to create (target as given, relative or absolute). */
 export type TreeEntry = string | Buffer | { readonly symlink: string };

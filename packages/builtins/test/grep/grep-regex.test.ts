@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { findRipgrep } from '../../src/index.js';
+import { findRipgrep } from '../../src/grep/grep-ripgrep-path.js';
 import { compileGrepRegex } from '../../src/grep/grep-regex.js';
 
 // The JS fallback takes ripgrep's (Rust) regex syntax. Each translated case is checked against

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createToolRegistry, ToolhostError, validateArguments } from '@toolhost/contracts';
-import { createDiscoveryTools } from '../../src/index.js';
+import { createDiscoveryTools } from '../../src/discovery/create-discovery-tools.js';
 import {
   call,
   ENGINES,

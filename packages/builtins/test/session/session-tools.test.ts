@@ -11,16 +11,16 @@ import {
   validateArguments,
 } from '@toolhost/contracts';
 import { createPathPolicy } from '@toolhost/path-policy';
-import {
-  beginGoalRound,
-  type ConversationCompressRequest,
-  type ConversationPort,
-  createSessionTools,
-  type Deliverable,
-  type GoalState,
-  type SessionStateAccess,
-  type TodoItem,
-} from '../../src/index.js';
+import { createSessionTools } from '../../src/session/create-session-tools.js';
+import { beginGoalRound } from '../../src/session/goal-protocol.js';
+import type {
+  ConversationCompressRequest,
+  ConversationPort,
+  Deliverable,
+  GoalState,
+  SessionStateAccess,
+  TodoItem,
+} from '../../src/session/session-state.js';
 import { tempProject } from '../files/file-helpers.js';
 
 /** One session's state, as a host keeps it (the boot package's is tested through the host). */

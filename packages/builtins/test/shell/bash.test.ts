@@ -71,7 +71,7 @@ describe('createBashTool', () => {
         return Reflect.get(target, property, receiver);
       },
     }) as JobManager;
-    const { createBashTool } = await import('../../src/index.js');
+    const { createBashTool } = await import('../../src/shell/bash.js');
     const { createPathPolicy } = await import('@toolhost/path-policy');
     const tool = createBashTool({
       jobs: spy,
@@ -242,7 +242,7 @@ describe('createBashTool', () => {
     chmodSync(bin, 0o755);
     const { createJobManager } = await import('@toolhost/jobs');
     const { createPathPolicy } = await import('@toolhost/path-policy');
-    const { createBashTool } = await import('../../src/index.js');
+    const { createBashTool } = await import('../../src/shell/bash.js');
     const jobs = createJobManager({
       sandbox: { mode: 'workspace_write', roots: [shell.root], bubblewrapPath: bin },
     });
@@ -265,7 +265,7 @@ describe('createBashTool', () => {
     const shell = shellFixture(t);
     const { createJobManager } = await import('@toolhost/jobs');
     const { createPathPolicy } = await import('@toolhost/path-policy');
-    const { createBashTool } = await import('../../src/index.js');
+    const { createBashTool } = await import('../../src/shell/bash.js');
     const jobs = createJobManager({
       sandbox: {
         mode: 'read_only',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { findPowerShellChainOperator } from '../../src/index.js';
+import { findPowerShellChainOperator } from '../../src/shell/shell-powershell.js';
 import { resultText, shellFixture } from './shell-helpers.js';
 
 const hasPwsh = spawnSync('pwsh', ['-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status === 0;

@@ -12,7 +12,8 @@ import {
 } from '@toolhost/contracts';
 import { createJobManager, type JobManager, type JobManagerOptions, type SandboxMode } from '@toolhost/jobs';
 import { createPathPolicy } from '@toolhost/path-policy';
-import { createShellTools, type ShellToolsOptions } from '../../src/index.js';
+import { createShellTools } from '../../src/shell/create-shell-tools.js';
+import type { ShellToolsOptions } from '../../src/shell/shell-tools-options.js';
 
 /** The shell tools over a fresh temporary project, with their job manager. */
 export interface ShellFixture {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createPathPolicy } from '@toolhost/path-policy';
-import { createShellTools } from '../../src/index.js';
+import { createShellTools } from '../../src/shell/create-shell-tools.js';
 import { shellFixture } from './shell-helpers.js';
 
 describe('createShellTools', () => {

@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { outputText, type ToolResult } from '@toolhost/contracts';
-import { createWebFetchTool, type WebFetchToolOptions } from '../../src/index.js';
+import { createWebFetchTool, type WebFetchToolOptions } from '../../src/web/web-fetch.js';
 import { fetchHop } from '../../src/web/web-fetch-request.js';
 import { callTool } from '../files/file-helpers.js';
 
