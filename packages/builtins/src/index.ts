@@ -1,22 +1,29 @@
-// Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
-export { createDiscoveryTools, type DiscoveryToolsOptions } from './create-discovery-tools.js';
-export { createFileTools } from './create-file-tools.js';
-export { createStructuredEditTools } from './create-structured-edit-tools.js';
-export type { CodeIndexArguments, DeleteSymbolArguments, SymbolKindArgument } from './code-arguments.js';
-export { type CodeIndexToolOptions, createCodeIndexTool } from './code-index.js';
-export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './code-schemas.generated.js';
-export type { NotebookEditArguments } from './notebook-arguments.js';
-export type { WebFetchArguments } from './web-arguments.js';
-export { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
-export { webFetchArgumentsSchema } from './web-schemas.generated.js';
-export { notebookEditArgumentsSchema } from './notebook-schemas.generated.js';
-export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
+// The public API of @toolhost/builtins, as the README's "API" section lists it: the tool factories a
+// host calls, their options, and the types and helpers a host needs to keep a session's state. An
+// explicit line is an API decision; tests import everything else by file.
+
+// Discovery tools: ls, glob, grep, view_image.
+export { createDiscoveryTools, type DiscoveryToolsOptions } from './discovery/create-discovery-tools.js';
+export type {
+  GlobArguments,
+  GrepArguments,
+  LsArguments,
+  ViewImageArguments,
+} from './discovery/discovery-arguments.js';
 export {
   globArgumentsSchema,
   grepArgumentsSchema,
   lsArgumentsSchema,
   viewImageArgumentsSchema,
-} from './discovery-schemas.generated.js';
+} from './discovery/discovery-schemas.generated.js';
+export { createGlobTool, type GlobToolOptions } from './discovery/glob.js';
+export { createLsTool, type LsToolOptions } from './discovery/ls.js';
+export { createGrepTool, type GrepToolOptions } from './grep/grep.js';
+export { findRipgrep } from './grep/grep-ripgrep-path.js';
+export { createViewImageTool, type ViewImageToolOptions } from './files/view-image.js';
+
+// File tools: read_file, write_file, edit_file, multi_edit, delete_range, move_file.
+export { createFileTools } from './files/create-file-tools.js';
 export type {
   DeleteRangeArguments,
   EditFileArguments,
@@ -25,7 +32,7 @@ export type {
   MultiEditStep,
   ReadFileArguments,
   WriteFileArguments,
-} from './file-arguments.js';
+} from './files/file-arguments.js';
 export {
   deleteRangeArgumentsSchema,
   editFileArgumentsSchema,
@@ -33,44 +40,24 @@ export {
   multiEditArgumentsSchema,
   readFileArgumentsSchema,
   writeFileArgumentsSchema,
-} from './file-schemas.generated.js';
-export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './file-tools-options.js';
-export { createGlobTool, type GlobToolOptions } from './glob.js';
-export { createGrepTool, type GrepToolOptions } from './grep.js';
-export { findRipgrep } from './grep-ripgrep-path.js';
-export { createLsTool, type LsToolOptions } from './ls.js';
-export { createViewImageTool, type ViewImageToolOptions } from './view-image.js';
-export { createBashTool } from './bash.js';
-export { createShellTools } from './create-shell-tools.js';
-export { createJobKillTool } from './job-kill.js';
-export { createJobOutputTool } from './job-output.js';
-export { createBashOutputTool, createKillShellTool, createWaitTool } from './legacy-job-aliases.js';
-export { createPwshTool } from './pwsh.js';
-export type {
-  BashArguments,
-  BashOutputArguments,
-  JobKillArguments,
-  JobOutputArguments,
-  KillShellArguments,
-  PwshArguments,
-  WaitArguments,
-} from './shell-arguments.js';
-export { findPowerShellChainOperator, type PowerShellChainOperator } from './shell-powershell.js';
-export {
-  bashArgumentsSchema,
-  bashOutputArgumentsSchema,
-  jobKillArgumentsSchema,
-  jobOutputArgumentsSchema,
-  killShellArgumentsSchema,
-  pwshArgumentsSchema,
-  waitArgumentsSchema,
-} from './shell-schemas.generated.js';
-export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell-tools-options.js';
+} from './files/file-schemas.generated.js';
+export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './files/file-tools-options.js';
+
+// Structured editors (notebook_edit, delete_symbol), code_index and web_fetch.
+export { createStructuredEditTools } from './files/create-structured-edit-tools.js';
+export { type CodeIndexToolOptions, createCodeIndexTool } from './discovery/code-index.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch.js';
+
+// Shell tools: bash or pwsh, job_output, job_kill and the hidden legacy aliases.
+export { createShellTools } from './shell/create-shell-tools.js';
+export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell/shell-tools-options.js';
+
+// Subagent tools: task, parallel_tasks, read_subagent_result.
 export type {
   ParallelTasksArguments,
   ReadSubagentResultArguments,
   TaskArguments,
-} from './subagent-arguments.js';
+} from './session/subagent-arguments.js';
 export {
   fairShares,
   type RenderSubagentOptions,
@@ -78,55 +65,22 @@ export {
   type SubagentStatus,
   type SubagentSummary,
   subagentReadRecipe,
-} from './subagent-format.js';
+} from './session/subagent-format.js';
 export {
   parallelTasksArgumentsSchema,
   readSubagentResultArgumentsSchema,
   taskArgumentsSchema,
-} from './subagent-schemas.generated.js';
+} from './session/subagent-schemas.generated.js';
 export {
   createSubagentTools,
-  MAX_PARALLEL_SUBAGENTS,
   SUBAGENT_PREVIEW_BYTES,
-  SUBAGENT_TOOL_NAMES,
   type SubagentService,
   type SubagentToolsOptions,
-} from './subagent-tools.js';
-export { createSessionTools } from './create-session-tools.js';
-export { createCompressTool, countOccurrences } from './compress.js';
-export { createCreateGoalTool } from './create-goal.js';
-export { createGetGoalTool } from './get-goal.js';
-export { createPresentTool } from './present.js';
-export { createTodoWriteTool, renderTodos } from './todo-write.js';
-export { createUpdateGoalTool } from './update-goal.js';
-export {
-  beginGoalRound,
-  createGoal,
-  type GoalRound,
-  type GoalUpdate,
-  goalModelView,
-  parseGoalRecord,
-  restoredGoalState,
-  updateGoal,
-} from './goal-protocol.js';
-export type {
-  CompressArguments,
-  CreateGoalArguments,
-  GetGoalArguments,
-  PresentArguments,
-  PresentFile,
-  TodoWriteArguments,
-  TodoWriteItem,
-  UpdateGoalArguments,
-} from './session-arguments.js';
-export {
-  compressArgumentsSchema,
-  createGoalArgumentsSchema,
-  getGoalArgumentsSchema,
-  presentArgumentsSchema,
-  todoWriteArgumentsSchema,
-  updateGoalArgumentsSchema,
-} from './session-schemas.generated.js';
+} from './session/subagent-tools.js';
+
+// Session tools: todo_write, create_goal, get_goal, update_goal, present, compress; the session state.
+export { createSessionTools } from './session/create-session-tools.js';
+export { beginGoalRound, type GoalRound, restoredGoalState } from './session/goal-protocol.js';
 export type {
   ConversationCompressOutcome,
   ConversationCompressRequest,
@@ -142,10 +96,6 @@ export type {
   SessionStatePort,
   TodoItem,
   TodoStatus,
-} from './session-state.js';
-export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session-state-snapshot.js';
-export {
-  SESSION_READ_ANNOTATIONS,
-  SESSION_WRITE_ANNOTATIONS,
-  type SessionToolsOptions,
-} from './session-tool-options.js';
+} from './session/session-state.js';
+export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session/session-state-snapshot.js';
+export type { SessionToolsOptions } from './session/session-tool-options.js';

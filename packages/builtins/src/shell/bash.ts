@@ -1,0 +1,26 @@
+import type { ToolDefinition } from '@toolhost/contracts';
+import type { BashArguments } from './shell-arguments.js';
+import { bashArgumentsSchema } from './shell-schemas.generated.js';
+import { defineShellTool } from './shell-tool.js';
+import type { ShellToolsOptions } from './shell-tools-options.js';
+
+const DESCRIPTION = [
+  'Run a bash command and return its output (stdout and stderr merged, in order). Use it for builds, tests, git, package managers and other programs; read, search and edit files with the dedicated tools instead.',
+  "Each call starts a fresh shell in workdir (default: the project root): cd and variables do not carry over. The command runs inside the session's sandbox, with no terminal and no stdin.",
+  'Foreground commands time out after timeout_ms (default 2 minutes, at most 10); the command and everything it started are then killed. A non-zero exit is reported as an error that still includes the output.',
+  'For servers, watchers and long builds use run_in_background=true: it returns a job id at once; read the output with job_output and stop it with job_kill.',
+].join(' ');
+
+/**
+ * Creates the `bash` tool (POSIX): group `shell_builtins`, category `shell`, sequential, abortable,
+ * annotations destructive + open-world, `permission.subject` = the command (for `bash(git status:*)`
+ * rules), `permission.paths` = the workdir (list access), `resultShape: 'shell'` (see
+ * {@link defineShellTool}). See `runShellCall` for results and error codes.
+ */
+export function createBashTool(options: ShellToolsOptions): ToolDefinition<BashArguments> {
+  return defineShellTool(options, {
+    shell: 'bash',
+    description: DESCRIPTION,
+    inputSchema: bashArgumentsSchema,
+  });
+}
