@@ -4,6 +4,7 @@ import { type CommitCheck, contentLength, type FileContent, writeFileAtomic } fr
 import type { EvidenceError, EvidenceResult } from './errors.js';
 import { type FileLocks, sharedFileLocks } from './file-locks.js';
 import { type FileVersion, fileVersionOf } from './file-version.js';
+import { moveFileNoReplace } from './move-file.js';
 import { type MutationLocks, sharedMutationLocks } from './mutation-locks.js';
 import type { ObservationStore } from './observation-store.js';
 import { type FileSnapshot, readFileSnapshot } from './read-snapshot.js';
@@ -356,6 +357,99 @@ export async function createObservedFile<F = never>(
       } as const;
     } finally {
       at.close();
+    }
+  });
+}
+
+/** Options of {@link moveObservedFile}. */
+export interface MoveObservedFileOptions<F> {
+  /** Pins the source for this operation (called under the in-process locks). Default: the path itself. */
+  readonly locateSource?: () => LocateResult<F>;
+  /**
+   * Pins the destination, creating its missing parents (called after the source's observation was
+   * confirmed). Default: the path itself.
+   */
+  readonly locateDestination?: () => LocateResult<F>;
+  /** How the source is named in messages. Default: its path. */
+  readonly sourceDisplayPath?: string;
+  /** How the destination is named in messages. Default: its path. */
+  readonly destinationDisplayPath?: string;
+  /** In-process locks shared by every writer. Default: `sharedMutationLocks()`. */
+  readonly locks?: MutationLocks;
+  /** Cross-process locks. Default: `sharedFileLocks()`. */
+  readonly fileLocks?: FileLocks;
+}
+
+/**
+ * Moves an observed file without ever replacing anything (RE-27). Under the in-process locks of both
+ * paths, with the source pinned (`locateSource`) and its cross-process lock held, the source must be
+ * the observed version (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`; checked again right before the link);
+ * the destination is pinned (`locateDestination`) and the file moved with `moveFileNoReplace` (RE-18:
+ * `FS_ALREADY_EXISTS` for an existing destination; both pins re-checked around the link, RE-22).
+ * Afterwards the source is recorded absent and the destination present with the version the move
+ * gave it (the content hash carries over: a move does not change the content).
+ */
+export async function moveObservedFile<F = never>(
+  store: ObservationStore,
+  source: string,
+  destination: string,
+  options: MoveObservedFileOptions<F> = {},
+): Promise<
+  | EvidenceResult<{ readonly crossDevice: boolean; readonly version: FileVersion | undefined }>
+  | EvidenceStepFailure<F>
+> {
+  const locks = options.locks ?? sharedMutationLocks();
+  const fileLocks = options.fileLocks ?? sharedFileLocks();
+  const sourceName = options.sourceDisplayPath ?? source;
+  const destinationName = options.destinationDisplayPath ?? destination;
+  return locks.withLocks([source, destination], async () => {
+    const sourceLocated = options.locateSource ? options.locateSource() : unpinned(source);
+    if (!sourceLocated.ok) {
+      if (sourceLocated.missing) {
+        const checked = await store.check(source, { displayPath: sourceName });
+        if (!checked.ok) return checked;
+      }
+      return { ok: false, refusal: sourceLocated.refusal } as const;
+    }
+    const from = sourceLocated.value;
+    try {
+      const fileLock = await fileLocks.acquire(from.diskPath, { displayPath: sourceName });
+      if (!fileLock.ok) return fileLock;
+      try {
+        const current = await store.check(source, { displayPath: sourceName, diskPath: from.diskPath });
+        if (!current.ok) return current;
+        const destinationLocated = options.locateDestination
+          ? options.locateDestination()
+          : unpinned(destination);
+        if (!destinationLocated.ok) return { ok: false, refusal: destinationLocated.refusal } as const;
+        const to = destinationLocated.value;
+        try {
+          const moved = await moveFileNoReplace(from.diskPath, to.diskPath, {
+            sourceDisplayPath: sourceName,
+            destinationDisplayPath: destinationName,
+            beforeCommit: async () => {
+              const still = await store.check(source, { displayPath: sourceName, diskPath: from.diskPath });
+              return still.ok ? undefined : still.error;
+            },
+            commitCheck: () => from.check?.() ?? to.check?.(),
+          });
+          if (!moved.ok) return moved;
+          // The content was confirmed current just before the move; a move does not change it.
+          store.recordAbsent(source);
+          let version: FileVersion | undefined;
+          if (moved.value.stats) {
+            version = fileVersionOf(moved.value.stats, current.value.version.sha256);
+            store.recordPresent(destination, version);
+          } else store.forget(destination);
+          return { ok: true, value: { crossDevice: moved.value.crossDevice, version } } as const;
+        } finally {
+          to.close();
+        }
+      } finally {
+        fileLock.value.release();
+      }
+    } finally {
+      from.close();
     }
   });
 }

@@ -22,6 +22,8 @@ export {
   type MutationOutcome,
   type MutationPlan,
   type MutationSource,
+  type MoveObservedFileOptions,
+  moveObservedFile,
   mutateObservedFile,
   type ObserveFileOptions,
   type ObserveWindowOptions,

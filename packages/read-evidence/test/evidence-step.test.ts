@@ -1,5 +1,5 @@
 // Requirements cited: RE-24 (observing a window or a file), RE-25 (mutating an observed file), RE-26
-// (creating a file). See ../REQUIREMENTS.md.
+// (creating a file), RE-27 (moving an observed file). See ../REQUIREMENTS.md.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import {
   createObservedFile,
   type EvidenceError,
   fileVersionOf,
+  moveObservedFile,
   type MutationOutcome,
   mutateObservedFile,
   observeFile,
@@ -409,5 +410,51 @@ describe('createObservedFile', () => {
     assert.ok(!refused.ok);
     assert.equal(refused.error?.code, 'FS_STALE_VERSION');
     await assert.rejects(stat(file), { code: 'ENOENT' });
+  });
+});
+
+describe('moveObservedFile', () => {
+  it('moves an observed file, records the source absent and the destination present, and never replaces (RE-27)', async (t) => {
+    const directory = await tempDir(t);
+    const from = join(directory, 'a.txt');
+    const to = join(directory, 'b.txt');
+    const taken = join(directory, 'c.txt');
+    await writeFile(from, 'one\n');
+    await writeFile(taken, 'keep\n');
+    const store = createObservationStore();
+    expectOk(await observeWindow(store, from));
+    const refused = await moveObservedFile(store, from, taken);
+    assert.ok(!refused.ok);
+    assert.equal(refused.error?.code, 'FS_ALREADY_EXISTS');
+    assert.equal(await readFile(taken, 'utf8'), 'keep\n');
+    const moved = await moveObservedFile(store, from, to);
+    assert.ok(moved.ok);
+    assert.equal(moved.value.crossDevice, false);
+    assert.equal(store.lookup(from).state, 'absent');
+    assert.deepEqual(
+      moved.value.version,
+      fileVersionOf(await stat(to, { bigint: true }), sha256Of(Buffer.from('one\n'))),
+    );
+    const edited = await mutateObservedFile(store, to, { transform: append('two\n') });
+    assert.ok(edited.ok, 'the observation followed the file');
+    assert.equal(await readFile(to, 'utf8'), 'one\ntwo\n');
+  });
+
+  it('refuses an unobserved or stale source and moves nothing (RE-27)', async (t) => {
+    const directory = await tempDir(t);
+    const from = join(directory, 'a.txt');
+    const to = join(directory, 'b.txt');
+    await writeFile(from, 'one\n');
+    const store = createObservationStore();
+    const unseen = await moveObservedFile(store, from, to);
+    assert.ok(!unseen.ok);
+    assert.equal(unseen.error?.code, 'FS_NOT_OBSERVED');
+    expectOk(await observeWindow(store, from));
+    appendFileSync(from, 'changed\n');
+    const stale = await moveObservedFile(store, from, to);
+    assert.ok(!stale.ok);
+    assert.equal(stale.error?.code, 'FS_STALE_VERSION');
+    assert.equal(await readFile(from, 'utf8'), 'one\nchanged\n');
+    await assert.rejects(stat(to), { code: 'ENOENT' });
   });
 });
