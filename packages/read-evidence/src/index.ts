@@ -1,7 +1,8 @@
 // The public API of @toolhost/read-evidence (README "API"): the evidence step (observe a window or a
-// file, mutate or create an observed file), the observation store, windowed and snapshot reads, atomic writes and moves, locks, the text codec edits need, file versions and the
-// evidence error codes. Temp-file naming, directory fsync, the changed-line summary and the metadata
-// comparisons behind versions are internal: tests import them from their own files.
+// file; mutate, create or move an observed file), the observation store, windowed and snapshot reads,
+// atomic writes and moves, locks, the text codec edits need, file versions and the evidence error
+// codes. Temp-file naming, directory fsync, the changed-line summary and the metadata comparisons
+// behind versions are internal: tests import them from their own files.
 export {
   type BeforeCommit,
   type CommitCheck,

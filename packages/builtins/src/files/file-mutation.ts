@@ -147,7 +147,10 @@ export function pinCheck(pin: PinnedTarget): CommitCheck {
   };
 }
 
-/** A pin as read-evidence's location: every system call goes through `pin.path`, re-checked by `pin.verify()`. */
+/**
+ * A pin as read-evidence's location: every system call goes through `pin.path`, re-checked by
+ * `pin.verify()`; `close: false` leaves closing the pin to the caller.
+ */
 export function pinnedLocation(pin: PinnedTarget, close = true): PinnedLocation {
   return {
     diskPath: pin.path,
@@ -177,7 +180,10 @@ export function locateFile(
   };
 }
 
-/** A read-evidence failure as the tool's result: an evidence error in the contract's words, or the tool's own refusal. */
+/**
+ * A read-evidence failure as the tool's result: an evidence error in the contract's words, or the
+ * tool's own refusal as it was.
+ */
 export function failureResult(failure: {
   error?: EvidenceError | undefined;
   refusal?: ToolResult | undefined;

@@ -84,8 +84,9 @@ export function formatReadWindow(
 /**
  * Creates `read_file`: a bounded window of a text file that records the agent's observation of the
  * file's version (READ-1..READ-6 in REQUIREMENTS.md) through read-evidence's `observeWindow` (RE-24),
- * which reads, applies the limits and records. Read access through the path policy; a missing file records "absent" and is `FS_NOT_FOUND`; a file that changes while it is
- * read is `FS_STALE_VERSION` and records nothing. Parallel and abortable.
+ * which reads, applies the limits and records. Read access through the path policy; a missing file
+ * records "absent" and is `FS_NOT_FOUND`; a file that changes while it is read is `FS_STALE_VERSION`
+ * and records nothing. Parallel and abortable.
  */
 export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
   const { limits } = options;
