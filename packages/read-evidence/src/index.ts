@@ -1,7 +1,8 @@
-// The public API of @toolhost/read-evidence (README "API"): the observation store, windowed and
-// snapshot reads, atomic writes and moves, locks, the text codec edits need, file versions and the
-// evidence error codes. Temp-file naming, directory fsync, the changed-line summary and the metadata
-// comparisons behind versions are internal: tests import them from their own files.
+// The public API of @toolhost/read-evidence (README "API"): the evidence step (observe a window or a
+// file; mutate, create or move an observed file), the observation store, windowed and snapshot reads,
+// atomic writes and moves, locks, the text codec edits need, file versions and the evidence error
+// codes. Temp-file naming, directory fsync, the changed-line summary and the metadata comparisons
+// behind versions are internal: tests import them from their own files.
 export {
   type BeforeCommit,
   type CommitCheck,
@@ -12,6 +13,26 @@ export {
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from './atomic-write.js';
+export {
+  type CreateObservedFileOptions,
+  createObservedFile,
+  type EvidenceStepFailure,
+  type LocateResult,
+  type MutateObservedFileOptions,
+  type MutationDone,
+  type MutationOutcome,
+  type MutationPlan,
+  type MutationSource,
+  type MoveObservedFileOptions,
+  moveObservedFile,
+  mutateObservedFile,
+  type ObserveFileOptions,
+  type ObserveWindowOptions,
+  observeFile,
+  observeWindow,
+  type PinnedLocation,
+  recordWrite,
+} from './evidence-step.js';
 export {
   EVIDENCE_ERROR_CODES,
   type EvidenceError,

@@ -50,25 +50,46 @@ const LOCAL_FILE_SYSTEMS = new Set([
 
 /** Devices found not to be local: asked once (statfs of a remote mount may be a network round trip). */
 const remoteDevices = new Set<number>();
-const REMOTE_DEVICES_KEPT = 1024;
+/** Block devices found local: asked once (see {@link isLocalFileSystem}). */
+const localBlockDevices = new Set<number>();
+const DEVICES_KEPT = 1024;
+
+/**
+ * Whether a `st_dev` is a block device's number (a major number other than 0). Linux gives every
+ * file system without a block device (tmpfs, overlayfs, btrfs subvolumes, procfs, and every network
+ * and FUSE mount) an anonymous device, major 0; the major number is bits 8-19 and 32-43 of `st_dev`.
+ */
+export function isBlockDeviceNumber(device: number): boolean {
+  return ((device >>> 8) & 0xfff) !== 0 || (Math.floor(device / 2 ** 32) & 0xfff) !== 0;
+}
 
 /**
  * Whether the file at `path` (on device `device`) sits on a local file system where the fast path
  * may block the event loop for a few microseconds. Linux only: elsewhere there is no portable way to
- * tell a network mount from a local disk, so the answer is false. Local answers are not cached (one
- * `statfs`, about a microsecond, per read) so that a device number reused by a later remote mount is
- * never mistaken for local; remote answers are.
+ * tell a network mount from a local disk, so the answer is false. Remote answers are cached per
+ * device. A local answer is cached only for a block device (ext4 or xfs on a disk, say): only file
+ * systems on that block device can ever carry its number, never a network mount, so the per-read
+ * `statfs` (a path walk, several microseconds under load, a tenth of a small read) is saved where it
+ * is safe. Anonymous devices (tmpfs, overlayfs, ...) are asked on every read, so a device number
+ * reused by a later remote mount is never mistaken for local.
  */
 export function isLocalFileSystem(path: string, device: number): boolean {
   if (process.platform !== 'linux' || remoteDevices.has(device)) return false;
+  if (localBlockDevices.has(device)) return true;
   let type: number;
   try {
     type = statfsSync(path).type >>> 0;
   } catch {
     return false;
   }
-  if (LOCAL_FILE_SYSTEMS.has(type)) return true;
-  if (remoteDevices.size >= REMOTE_DEVICES_KEPT) remoteDevices.clear();
+  if (LOCAL_FILE_SYSTEMS.has(type)) {
+    if (isBlockDeviceNumber(device)) {
+      if (localBlockDevices.size >= DEVICES_KEPT) localBlockDevices.clear();
+      localBlockDevices.add(device);
+    }
+    return true;
+  }
+  if (remoteDevices.size >= DEVICES_KEPT) remoteDevices.clear();
   remoteDevices.add(device);
   return false;
 }

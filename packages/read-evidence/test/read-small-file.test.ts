@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_SYNC_READ_LIMIT,
+  isBlockDeviceNumber,
   isLocalFileSystem,
   readSmallFileSync,
   readWholeFileSync,
@@ -176,5 +177,26 @@ describe('isLocalFileSystem', () => {
     assert.equal(isLocalFileSystem('/proc/self/status', statSync('/proc/self/status').dev), false);
     if (statSync('/dev/shm', { throwIfNoEntry: false })?.isDirectory())
       assert.equal(isLocalFileSystem('/dev/shm', statSync('/dev/shm').dev), true);
+  });
+
+  it('tells block devices from anonymous ones by the major number, and caches only what is safe (RE-19)', (t) => {
+    if (process.platform !== 'linux') return t.skip('Linux only; the fast path is off elsewhere');
+    // procfs and tmpfs have anonymous devices (major 0); 8:1 (sda1), 254:0 (dm-0), 259:3 (nvme) do not.
+    assert.equal(isBlockDeviceNumber(statSync('/proc/self/status').dev), false);
+    if (statSync('/dev/shm', { throwIfNoEntry: false })?.isDirectory())
+      assert.equal(isBlockDeviceNumber(statSync('/dev/shm').dev), false);
+    for (const [major, minor] of [
+      [8, 1],
+      [254, 0],
+      [259, 3],
+    ] as const)
+      assert.equal(isBlockDeviceNumber((major << 8) | minor), true);
+    assert.equal(isBlockDeviceNumber(0x2f), false); // an anonymous device such as 0:47
+    assert.equal(isBlockDeviceNumber(2 ** 32 * 1), true); // a major number above 4095
+    // A device first answered local, then asked again: still local; procfs stays remote.
+    const here = statSync(packageDir).dev;
+    const first = isLocalFileSystem(packageDir, here);
+    assert.equal(isLocalFileSystem(packageDir, here), first);
+    assert.equal(isLocalFileSystem('/proc/self/status', statSync('/proc/self/status').dev), false);
   });
 });

@@ -1,22 +1,14 @@
-import { createHash } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
-import { errorResult, type ResolvedToolPath, ToolhostError, type ToolResult } from '@toolhost/contracts';
+import { errorResult, type ResolvedToolPath, type ToolhostError, type ToolResult } from '@toolhost/contracts';
 import type { PinnedTarget } from '@toolhost/path-policy';
 import {
   type CommitCheck,
-  type DecodedText,
-  decodeTextForRewrite,
-  contentLength,
   type EvidenceError,
-  encodeEditedText,
-  encodeText,
-  type FileContent,
-  type FileSnapshot,
-  fileVersionOf,
+  type LocateResult,
+  type MutationSource as EvidenceMutationSource,
+  mutateObservedFile,
   type ObservationStore,
-  readFileSnapshot,
+  type PinnedLocation,
   type TextChangeSpan,
-  writeFileAtomic,
 } from '@toolhost/read-evidence';
 import { evidenceError, pathError } from './file-errors.js';
 import type { FilePathPolicy, ResolvedFileToolsOptions } from './file-tools-options.js';
@@ -155,16 +147,57 @@ export function pinCheck(pin: PinnedTarget): CommitCheck {
   };
 }
 
+/**
+ * A pin as read-evidence's location: every system call goes through `pin.path`, re-checked by
+ * `pin.verify()`; `close: false` leaves closing the pin to the caller.
+ */
+export function pinnedLocation(pin: PinnedTarget, close = true): PinnedLocation {
+  return {
+    diskPath: pin.path,
+    check: pinCheck(pin),
+    directoryRealPath: pin.directoryRealPath,
+    close: close ? () => pin.close() : () => {},
+  };
+}
+
+/**
+ * Pins a resolved target for a read-evidence operation (`pinFilePath`), as its `locate` callback: a
+ * refusal is the tool's error result, and a missing file or directory (`FS_NOT_FOUND`) says so, so
+ * read-evidence reports a file observed present that has gone as stale instead.
+ */
+export function locateFile(
+  policy: FilePathPolicy,
+  target: ResolvedFilePath,
+  access: 'read' | 'write',
+  argument: string,
+  createParents = false,
+): () => LocateResult<ToolResult> {
+  return () => {
+    const pinned = pinFilePath(policy, target, access, argument, createParents);
+    if (!pinned.ok)
+      return { ok: false, missing: pinned.error.code === 'FS_NOT_FOUND', refusal: errorResult(pinned.error) };
+    return { ok: true, value: pinnedLocation(pinned.value) };
+  };
+}
+
+/**
+ * A read-evidence failure as the tool's result: an evidence error in the contract's words, or the
+ * tool's own refusal as it was.
+ */
+export function failureResult(failure: {
+  error?: EvidenceError | undefined;
+  refusal?: ToolResult | undefined;
+}): ToolResult {
+  return failure.error ? errorResult(evidenceError(failure.error)) : (failure.refusal as ToolResult);
+}
+
 /** The model-facing notice of a write that landed in the commit gap and went with the old file. */
 export function concurrentChangeNotice(displayPath: string): string {
   return `[warning: another program wrote to ${displayPath} in the microseconds between the final check and the replacement; that write went to the replaced version and is not in the file now. Read the file and redo it if it mattered.]`;
 }
 
-/** The current content of a file being modified, after every check passed. */
-export interface MutationSource {
-  readonly snapshot: FileSnapshot;
-  readonly decoded: DecodedText;
-}
+/** The current content of a file being modified, after every check passed (read-evidence's). */
+export type MutationSource = EvidenceMutationSource;
 
 /** What a transform wants written, or a failure to report without writing. */
 export type MutationPlan<T> =
@@ -190,22 +223,12 @@ export type MutationOutcome<T> =
   | { readonly ok: false; readonly result: ToolResult };
 
 /**
- * The structured-modification protocol shared by edit_file, multi_edit, delete_range and write_file's
- * overwrite. Under the target's mutation lock, with its directory pinned (`pinFilePath`: every
- * system call below goes through the pinned directory, so a directory swap cannot redirect it) and
- * its cross-process lock held (`fileLocks`: other toolhost processes editing the same inode wait):
- * 1. read the whole file with an identity check (`FS_STALE_VERSION` if it changes while read), and
- *    confirm the pin afterwards (`PATH_INVALID` when the directory moved);
- * 2. require a current observation (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`; a missing file is
- *    `FS_NOT_FOUND`, or stale when it was observed present);
- * 3. decode it so it can be written back losslessly (`FILE_BINARY`, `FILE_UNSUPPORTED`);
- * 4. run the transform in memory (it may fail; nothing is written);
- * 5. encode in the file's own encoding, BOM and all (copying the original bytes of the unchanged
- *    prefix and suffix when the plan gives its span), and write atomically: the file must still be
- *    the version read (`expectedVersion`) and the pin must still hold, checked in the same
- *    synchronous stretch as the rename;
- * 6. record the new version, so the next edit needs no re-read.
- * An unchanged result writes nothing.
+ * The structured-modification step shared by edit_file, multi_edit, delete_range, notebook_edit,
+ * delete_symbol and write_file's overwrite: read-evidence's `mutateObservedFile` (RE-25: lock, read,
+ * observation check, lossless decode, transform, atomic write against the version read, new version
+ * recorded), with the target pinned by the path policy (`locateFile`: every system call goes
+ * through the pinned directory, re-checked after the read and around the rename), the tool's limits
+ * and locks, and its errors and notices in the model's words. An unchanged result writes nothing.
  */
 export async function mutateTextFile<T>(
   options: ResolvedFileToolsOptions,
@@ -214,97 +237,19 @@ export async function mutateTextFile<T>(
   transform: (source: MutationSource) => MutationPlan<T>,
   argument = 'path',
 ): Promise<MutationOutcome<T>> {
-  const { path, displayPath } = target;
-  // Read-evidence messages name the file this way (never a made-up path); outputs use displayPath.
-  const named = observedName(target, store);
-  const fail = (error: EvidenceError | ToolhostError): { ok: false; result: ToolResult } => ({
-    ok: false,
-    result: errorResult(ToolhostError.isInstance(error) ? error : evidenceError(error)),
-  });
-  return options.locks.withLocks([path], async () => {
-    const pinned = pinFilePath(options.pathPolicy, target, 'write', argument);
-    if (!pinned.ok) {
-      if (pinned.error.code === 'FS_NOT_FOUND') {
-        const checked = await store.check(path, { displayPath: named });
-        return fail(checked.ok ? pinned.error : checked.error);
-      }
-      return fail(pinned.error);
-    }
-    const pin = pinned.value;
-    // Other toolhost processes editing this file wait for us (and we for them): with the final
-    // version check just before the rename, no edit reported ok can be lost to another toolhost.
-    const fileLock = await options.fileLocks.acquire(pin.path, { displayPath: named });
-    if (!fileLock.ok) {
-      pin.close();
-      return fail(fileLock.error);
-    }
-    try {
-      const snapshot = await readFileSnapshot(pin.path, {
-        maxBytes: options.limits.maxEditBytes,
-        hashLimit: store.hashLimit,
-        displayPath: named,
-      });
-      if (!snapshot.ok) {
-        if (snapshot.error.code === 'FS_NOT_FOUND') {
-          const checked = await store.check(path, { displayPath: named, diskPath: pin.path });
-          return fail(checked.ok ? snapshot.error : checked.error);
-        }
-        return fail(snapshot.error);
-      }
-      const confirmed = pinCheck(pin)();
-      if (confirmed) return fail(confirmed);
-      const current = await store.check(path, { snapshot: snapshot.value, displayPath: named });
-      if (!current.ok) return fail(current.error);
-      const decoded = decodeTextForRewrite(snapshot.value.bytes);
-      if (!decoded.ok) return fail(decoded.error);
-      const source: MutationSource = { snapshot: snapshot.value, decoded: decoded.value };
-
+  const outcome = await mutateObservedFile<T, ToolResult>(store, target.path, {
+    // Read-evidence messages name the file this way (never a made-up path); outputs use displayPath.
+    displayPath: observedName(target, store),
+    maxBytes: options.limits.maxEditBytes,
+    locks: options.locks,
+    fileLocks: options.fileLocks,
+    locate: locateFile(options.pathPolicy, target, 'write', argument),
+    transform: (source) => {
       const plan = transform(source);
-      if (!plan.ok) return plan;
-      if (plan.text === decoded.value.text)
-        return { ok: true, changed: false, report: plan.report, source, notice: '' };
-      const encoded = plan.span
-        ? encodeEditedText(snapshot.value.bytes, decoded.value, plan.text, plan.span)
-        : encodeText(plan.text, decoded.value.encoding);
-      if (!encoded.ok) return fail(encoded.error);
-      const bytes = encoded.value;
-
-      const written = await writeFileAtomic(pin.path, bytes, {
-        displayPath: named,
-        expectedVersion: snapshot.value.version,
-        commitCheck: pinCheck(pin),
-        directoryRealPath: pin.directoryRealPath,
-      });
-      if (!written.ok) return fail(written.error);
-      recordWritten(store, path, bytes, written.value.stats);
-      const notice = written.value.concurrentChange ? concurrentChangeNotice(displayPath) : '';
-      return { ok: true, changed: true, report: plan.report, source, notice };
-    } finally {
-      fileLock.value.release();
-      pin.close();
-    }
+      return plan.ok ? plan : { ok: false, refusal: plan.result };
+    },
   });
-}
-
-/** Records the version of a file we just wrote (or forgets it when it was replaced right after). */
-export function recordWritten(
-  store: ObservationStore,
-  path: string,
-  content: FileContent,
-  stats: BigIntStats | null,
-): void {
-  if (!stats) {
-    store.forget(path);
-    return;
-  }
-  const parts = content instanceof Uint8Array ? [content] : content;
-  const length = contentLength(content);
-  let sha256: string | null = null;
-  if (length <= store.hashLimit) {
-    const hash = createHash('sha256');
-    for (const part of parts) hash.update(part);
-    sha256 = hash.digest('hex');
-  }
-  const version = fileVersionOf(stats, sha256);
-  store.recordPresent(path, version, length <= store.contentLimit ? { content: Buffer.concat(parts) } : {});
+  if (!outcome.ok) return { ok: false, result: failureResult(outcome) };
+  const notice = outcome.concurrentChange ? concurrentChangeNotice(target.displayPath) : '';
+  return { ok: true, changed: outcome.changed, report: outcome.report, source: outcome.source, notice };
 }

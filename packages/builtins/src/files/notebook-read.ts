@@ -4,12 +4,12 @@ import {
   decodeTextForRewrite,
   describeVersion,
   type ObservationStore,
-  readFileSnapshot,
+  observeFile,
 } from '@toolhost/read-evidence';
 import { evidenceError } from './file-errors.js';
 import type { ResolvedFilePath } from './file-mutation.js';
 import type { ResolvedFileToolsOptions } from './file-tools-options.js';
-import { parseNotebook, renderNotebook } from './notebook-format.js';
+import { type ParsedNotebook, parseNotebook, renderNotebook } from './notebook-format.js';
 
 /** Options of {@link readNotebookWindow}. */
 export interface ReadNotebookWindowOptions {
@@ -25,7 +25,8 @@ export interface ReadNotebookWindowOptions {
 
 /**
  * read_file of a `.ipynb` file: reads the whole file under the read protocol (identity checked
- * while reading), records the observation notebook_edit needs, and returns a window of the
+ * while reading) and records the observation notebook_edit needs (read-evidence's `observeFile`,
+ * RE-24, recording only a file that parses as a notebook), and returns a window of the
  * rendered notebook (cells with their numbers, ids, types and a bounded summary of outputs)
  * instead of its JSON. Returns `undefined` when the file is not an nbformat 4 notebook, so read_file
  * shows it as text instead.
@@ -37,24 +38,24 @@ export async function readNotebookWindow(
   window: ReadNotebookWindowOptions,
 ): Promise<ToolResult | undefined> {
   const { path, displayPath } = target;
-  const snapshot = await readFileSnapshot(window.readPath ?? path, {
+  let notebook = undefined as ParsedNotebook | undefined;
+  const observed = await observeFile(store, path, {
+    ...(window.readPath === undefined ? {} : { readPath: window.readPath }),
+    ...(window.confirm === undefined ? {} : { confirm: window.confirm }),
     maxBytes: options.limits.maxEditBytes,
-    hashLimit: store.hashLimit,
     displayPath,
+    accept: ({ bytes }) => {
+      const decoded = decodeTextForRewrite(bytes);
+      if (!decoded.ok) return false;
+      const parsed = parseNotebook(decoded.value.text);
+      if (parsed.ok) notebook = parsed.value;
+      return parsed.ok;
+    },
   });
-  const moved = window.confirm?.();
-  if (moved) return errorResult(evidenceError(moved));
-  if (!snapshot.ok) {
-    if (snapshot.error.code === 'FS_NOT_FOUND') store.recordAbsent(path);
-    return errorResult(evidenceError(snapshot.error));
-  }
-  const decoded = decodeTextForRewrite(snapshot.value.bytes);
-  if (!decoded.ok) return undefined;
-  const parsed = parseNotebook(decoded.value.text);
-  if (!parsed.ok) return undefined;
-  const { bytes, version } = snapshot.value;
-  store.recordPresent(path, version, bytes.length <= store.contentLimit ? { content: bytes } : {});
-  const [header, ...lines] = renderNotebook(parsed.value, displayPath);
+  if (!observed.ok) return errorResult(evidenceError(observed.error));
+  if (notebook === undefined) return undefined;
+  const { version } = observed.value.snapshot;
+  const [header, ...lines] = renderNotebook(notebook, displayPath);
   const shown = lines.slice(window.offset, window.offset + window.limit);
   const last = window.offset + shown.length;
   const trailer =
@@ -68,7 +69,7 @@ export async function readNotebookWindow(
   return textResult([header, ...shown, ...trailer].join('\n'), {
     path: displayPath,
     notebook: true,
-    cells: parsed.value.cells.length,
+    cells: notebook.cells.length,
     offset: window.offset,
     lines: shown.length,
     totalLines: lines.length,

@@ -5,13 +5,7 @@ import {
   textResult,
   ToolhostError,
 } from '@toolhost/contracts';
-import {
-  describeVersion,
-  type KnownContent,
-  type ObservationStore,
-  readTextWindow,
-  type TextWindow,
-} from '@toolhost/read-evidence';
+import { describeVersion, observeWindow, type TextWindow } from '@toolhost/read-evidence';
 import type { ReadFileArguments } from './file-arguments.js';
 import { evidenceError } from './file-errors.js';
 import { pinCheck, pinFilePath, resolveFilePath } from './file-mutation.js';
@@ -49,12 +43,6 @@ function numberLines(lines: readonly string[], first: number, width: number): st
     body += `${index === 0 ? '' : '\n'}${pads[digits]}${number}→${lines[index]}`;
   }
   return body;
-}
-
-/** The store's kept bytes of `path` as `readTextWindow`'s `knownContent` option, if any. */
-function knownContentOf(store: ObservationStore, path: string): { knownContent?: KnownContent } {
-  const known = store.observedContent(path);
-  return known === undefined ? {} : { knownContent: known };
 }
 
 /** The formatted model text of a window (numbers right-aligned to the widest shown, then "→"). */
@@ -95,9 +83,10 @@ export function formatReadWindow(
 
 /**
  * Creates `read_file`: a bounded window of a text file that records the agent's observation of the
- * file's version (READ-1..READ-6 in REQUIREMENTS.md). Read access through the
- * path policy; a missing file records "absent" and is `FS_NOT_FOUND`; a file that changes while it is
- * read is `FS_STALE_VERSION` and records nothing. Parallel and abortable.
+ * file's version (READ-1..READ-6 in REQUIREMENTS.md) through read-evidence's `observeWindow` (RE-24),
+ * which reads, applies the limits and records. Read access through the path policy; a missing file
+ * records "absent" and is `FS_NOT_FOUND`; a file that changes while it is read is `FS_STALE_VERSION`
+ * and records nothing. Parallel and abortable.
  */
 export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDefinition {
   const { limits } = options;
@@ -145,7 +134,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
         return errorResult(pinned.error);
       }
       const pin = pinned.value;
-      let window: Awaited<ReturnType<typeof readTextWindow>>;
+      let window: Awaited<ReturnType<typeof observeWindow>>;
       try {
         if (isNotebookPath(path)) {
           // A notebook is shown as its cells (numbers, ids, outputs summarised), not as JSON; the
@@ -159,29 +148,22 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           });
           if (notebook) return notebook;
         }
-        window = await readTextWindow(pin.path, {
+        // Read through the pin, confirmed after the read; recorded (or recorded absent) only then.
+        window = await observeWindow(store, path, {
+          readPath: pin.path,
+          confirm: pinCheck(pin),
           offset: offset ?? 0,
           limit: args.limit ?? limits.defaultReadLines,
           maxLineBytes: limits.maxLineBytes,
           maxWindowBytes: limits.maxPageBytes,
-          hashLimit: store.hashLimit,
-          contentLimit: store.contentLimit,
-          // A re-read of bytes this agent already saw takes their hash instead of hashing them again.
-          ...knownContentOf(store, path),
           signal: context.signal,
           displayPath: target.value.messageName,
         });
-        const moved = pinCheck(pin)();
-        if (moved) return errorResult(evidenceError(moved));
       } finally {
         pin.close();
       }
-      if (!window.ok) {
-        if (window.error.code === 'FS_NOT_FOUND') store.recordAbsent(path);
-        return errorResult(evidenceError(window.error));
-      }
+      if (!window.ok) return errorResult(evidenceError(window.error));
       const value = window.value;
-      store.recordPresent(path, value.version, value.content ? { content: value.content } : {});
       const shown = value.lines.length;
       return textResult(formatReadWindow(value, displayPath, notes), {
         path: displayPath,

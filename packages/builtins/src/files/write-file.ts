@@ -1,15 +1,20 @@
 import { lstat } from 'node:fs/promises';
 import { type AnyToolDefinition, defineTool, errorResult, textResult } from '@toolhost/contracts';
 import type { PinnedTarget } from '@toolhost/path-policy';
-import { convertLineEndings, encodeText, fsErrorToEvidence, writeFileAtomic } from '@toolhost/read-evidence';
+import {
+  convertLineEndings,
+  createObservedFile,
+  encodeText,
+  fsErrorToEvidence,
+} from '@toolhost/read-evidence';
 import { formatUnifiedDiff } from './file-diff.js';
 import { evidenceError } from './file-errors.js';
 import {
+  failureResult,
+  messageNameOf,
   mutateTextFile,
-  observedName,
-  pinCheck,
   pinFilePath,
-  recordWritten,
+  pinnedLocation,
   resolveFilePath,
 } from './file-mutation.js';
 import type { WriteFileArguments } from './file-arguments.js';
@@ -76,36 +81,33 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): AnyToolD
           }
         }
         if (!exists) {
-          return await options.locks.withLocks([path], async () => {
-            const observed = store.lookup(path);
-            if (observed.state === 'present') {
-              const checked = await store.check(path, {
-                displayPath: observedName(target.value, store),
-                ...(pin ? { diskPath: pin.path } : {}),
-              });
-              if (!checked.ok) return errorResult(evidenceError(checked.error));
-            }
-            if (!pin) {
-              const created = pinFilePath(options.pathPolicy, target.value, 'write', 'path', true);
-              if (!created.ok) return errorResult(created.error);
-              pin = created.value;
-            }
-            const bytes = encodeText(args.content, { name: 'utf-8', bom: false });
-            if (!bytes.ok) return errorResult(evidenceError(bytes.error));
-            const created = await writeFileAtomic(pin.path, bytes.value, {
-              exclusive: true,
-              displayPath: target.value.messageName,
-              commitCheck: pinCheck(pin),
-              directoryRealPath: pin.directoryRealPath,
-            });
-            if (!created.ok) return errorResult(evidenceError(created.error));
-            recordWritten(store, path, bytes.value, created.value.stats);
-            const lines = lineCount(args.content);
-            return textResult(
-              `created ${displayPath} (${lines} line${lines === 1 ? '' : 's'}, ${suppliedBytes} bytes)`,
-              { path: displayPath, operation: 'create', bytes: suppliedBytes, lines },
-            );
+          const bytes = encodeText(args.content, { name: 'utf-8', bom: false });
+          if (!bytes.ok) return errorResult(evidenceError(bytes.error));
+          const { messageName } = target.value;
+          // Created exclusively through the pinned directory (pinned now, creating parents, when it
+          // was missing), and recorded by read-evidence (RE-26); the pin is closed below.
+          const created = await createObservedFile(store, path, bytes.value, {
+            locks: options.locks,
+            displayPath: messageName,
+            // The observation check runs only for a file observed present: it is named as observed.
+            observedDisplayPath:
+              messageName === displayPath ? messageName : messageNameOf(displayPath, true, ''),
+            ...(pin ? { checkPath: pin.path } : {}),
+            locate: () => {
+              if (!pin) {
+                const made = pinFilePath(options.pathPolicy, target.value, 'write', 'path', true);
+                if (!made.ok) return { ok: false, missing: false, refusal: errorResult(made.error) };
+                pin = made.value;
+              }
+              return { ok: true, value: pinnedLocation(pin, false) };
+            },
           });
+          if (!created.ok) return failureResult(created);
+          const lines = lineCount(args.content);
+          return textResult(
+            `created ${displayPath} (${lines} line${lines === 1 ? '' : 's'}, ${suppliedBytes} bytes)`,
+            { path: displayPath, operation: 'create', bytes: suppliedBytes, lines },
+          );
         }
       } finally {
         pin?.close();
