@@ -379,6 +379,14 @@ try {
     const { formatMessage } = await import('publint/utils');
     for (const { pkg, tarball, manifest, entries } of packed) {
       checkPackedManifest(pkg, manifest, entries);
+      // @toolhost/internal is private: bundled at build time, never a dependency, never imported.
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'])
+        check(!manifest[field]?.['@toolhost/internal'], `${pkg.name}: ${field} names @toolhost/internal`);
+      for (const entry of entries.filter((name) => /^package\/dist\/.+\.(js|d\.ts)$/.test(name)))
+        check(
+          !(await tarballFile(tarball, entry)).includes('@toolhost/internal'),
+          `${pkg.name}: ${entry} imports the private @toolhost/internal`,
+        );
       const bytes = readFileSync(tarball);
       const linted = await publint({
         pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) },
