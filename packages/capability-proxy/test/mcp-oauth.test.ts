@@ -7,11 +7,11 @@ import {
   loginMcpServer,
   logoutMcpServer,
   MCP_OAUTH_DIR_NAME,
-  mcpOAuthFile,
   mcpServerSignIn,
   parseMcpServers,
   type ResolvedMcpServer,
 } from '../src/index.js';
+import { mcpOAuthFile } from '../src/mcp-oauth-store.js';
 import { GENEROUS_TIMEOUTS, run, seen, tempDir } from './helpers.js';
 import { playBrowser, startOAuthMcpServer } from './oauth-servers.js';
 

@@ -5,10 +5,10 @@ import { describe, it } from 'node:test';
 import {
   createCapabilityProxy,
   type McpServersConfig,
-  mapAnnotations,
   parseMcpServers,
   schemaCachePath,
 } from '../src/index.js';
+import { mapAnnotations } from '../src/mcp-tools.js';
 import {
   childPids,
   fixtureServer,
