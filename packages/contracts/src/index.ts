@@ -1,3 +1,6 @@
+// The public API of @toolhost/contracts (README "API" lists every name): what other packages, the CLI,
+// bench, docs and README examples import, and the types their signatures name. Everything else is
+// internal: tests import it from its own file.
 export {
   canonicalizeSchema,
   canonicalSchemaJson,
