@@ -116,6 +116,8 @@ function run(command, args, options = {}) {
         stderr: signal ? `${stderr}\n(killed: ${signal})` : stderr,
       });
     });
+    // A child that exits without reading its stdin (tar) closes the pipe first: not a failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
@@ -379,6 +381,16 @@ try {
     const { formatMessage } = await import('publint/utils');
     for (const { pkg, tarball, manifest, entries } of packed) {
       checkPackedManifest(pkg, manifest, entries);
+      // @toolhost/internal is private: bundled at build time, never a dependency, never imported.
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'])
+        check(!manifest[field]?.['@toolhost/internal'], `${pkg.name}: ${field} names @toolhost/internal`);
+      const built = entries.filter((name) => /^package\/dist\/.+\.(js|d\.ts)$/.test(name));
+      const builtText = await run('tar', ['-xzOf', tarball, ...built]);
+      check(builtText.code === 0, `${pkg.name}: tar could not read its dist files`);
+      check(
+        !builtText.stdout.includes('@toolhost/internal'),
+        `${pkg.name}: a dist file names the private @toolhost/internal`,
+      );
       const bytes = readFileSync(tarball);
       const linted = await publint({
         pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) },

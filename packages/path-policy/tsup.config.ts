@@ -1,9 +1,4 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.config.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: 'esm',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-});
+export default defineConfig(packageBuild());

@@ -1,5 +1,5 @@
 import type { BatchResult, DispatchResult, ToolCall, TurnOrigin } from '@toolhost/boot';
-import { ERROR_CODES, isObject } from '@toolhost/contracts';
+import { type ContentBlock, ERROR_CODES, isObject } from '@toolhost/contracts';
 
 /** The most calls one `{"batch":[...]}` line may carry; a longer batch is refused as a whole. */
 export const MAX_BATCH_CALLS = 128;
@@ -39,16 +39,7 @@ function turnOf(value: Record<string, unknown>): { turn?: TurnOrigin } | { probl
 }
 
 /** A content block of a result line: the model-visible text, then images and links as the tool returned them. */
-export type SessionContentBlock =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image'; readonly mimeType: string; readonly data: string }
-  | {
-      readonly type: 'resource_link';
-      readonly uri: string;
-      readonly name?: string;
-      readonly mimeType?: string;
-      readonly description?: string;
-    };
+export type SessionContentBlock = ContentBlock;
 
 /** One output result: exactly the session protocol's fields. */
 export interface SessionResult {

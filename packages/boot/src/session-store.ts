@@ -1,21 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync,
   existsSync,
-  fsyncSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { ToolhostError } from '@toolhost/contracts';
+import { processStartTime, writeFileAtomicSync } from '@toolhost/internal';
 
 /** A session id: `ses_` + random characters for new sessions; a chosen id is 1-80 of `[A-Za-z0-9_-]`. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/;
@@ -73,20 +69,7 @@ export function sessionDir(stateDir: string, id: string): string {
 export function writeSessionSnapshot(dir: string, snapshot: unknown): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = join(dir, SNAPSHOT_FILE);
-  const temporary = join(dir, `.${SNAPSHOT_FILE}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temporary, 'wx', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(snapshot));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(target, JSON.stringify(snapshot));
 }
 
 /** Reads a session's snapshot, or `undefined` when the session has none (never persisted, or gone). */
@@ -104,18 +87,6 @@ export function readSessionSnapshot(dir: string): unknown {
 interface OwnerRecord {
   readonly pid: number;
   readonly startTime: string | null;
-}
-
-function processStartTime(pid: number): string | null {
-  if (process.platform !== 'linux') return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime), counted after the command name's closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function ownerAlive(owner: OwnerRecord): boolean {

@@ -1,20 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pageBody, type ToolResultPage } from '@toolhost/capability-proxy';
 import { err, type JsonValue, ok, type Result, ToolhostError, utf8Prefix } from '@toolhost/contracts';
+import { writeFileAtomicSync } from '@toolhost/internal';
 import {
   MAX_SUBAGENT_ANSWER_BYTES,
   MAX_SUBAGENT_STATE_BYTES,
@@ -130,15 +120,8 @@ export function createSubagentStore(options: SubagentStoreOptions): SubagentStor
   };
 
   const writeFile = (name: string, data: string | Buffer): void => {
-    const target = join(dir, name);
-    const temporaryFile = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      writeFileSync(temporaryFile, data, { mode: 0o600, flag: 'wx' });
-      renameSync(temporaryFile, target);
-    } catch (error) {
-      rmSync(temporaryFile, { force: true });
-      throw error;
-    }
+    // Not flushed: a subagent record lost in a crash is a result the agent asks for again.
+    writeFileAtomicSync(join(dir, name), data, { fsync: false });
   };
 
   return {

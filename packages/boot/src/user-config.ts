@@ -1,16 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '@toolhost/internal';
 
 /** The user's configuration file inside {@link resolveUserConfigDir}. */
 export const USER_CONFIG_FILE_NAME = 'config.json';
@@ -109,19 +101,6 @@ export function writeProjectTrust(dir: string, file: string, sha256: string | nu
   else projects[file] = { sha256, trustedAt: new Date().toISOString() };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = join(dir, TRUST_STORE_FILE_NAME);
-  const temporary = join(dir, `.${TRUST_STORE_FILE_NAME}.${randomBytes(6).toString('hex')}.tmp`);
   const body = `${JSON.stringify({ format: 'toolhost-trust-v1', projects }, null, 2)}\n`;
-  const fd = openSync(temporary, 'wx', 0o600);
-  try {
-    writeSync(fd, body);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(target, body);
 }

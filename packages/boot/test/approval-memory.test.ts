@@ -6,8 +6,8 @@ import {
   createHost,
   type Host,
   type HostOptions,
-  sessionPrefixRule,
 } from '../src/index.js';
+import { sessionPrefixRule } from '../src/permission-rules.js';
 import { auditSink, type ToolLog, tempRoot, toolLog, unannotated } from './helpers.js';
 
 let root: { dir: string; cleanup: () => void };

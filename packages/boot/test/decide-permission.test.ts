@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  type ApprovalPolicy,
-  createPermissionRules,
-  decidePermission,
-  type PermissionToolFacts,
-  type SandboxMode,
-} from '../src/index.js';
+import { decidePermission, type PermissionToolFacts } from '../src/decide-permission.js';
+import type { ApprovalPolicy, SandboxMode } from '../src/index.js';
+import { createPermissionRules } from '../src/permission-rules.js';
 
 const read: PermissionToolFacts = {
   name: 'read_file',

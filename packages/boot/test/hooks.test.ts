@@ -3,13 +3,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { compileHookMatcher } from '../src/hook-config.js';
 import {
   type AuditEvent,
-  compileHookMatcher,
   configDigest,
   createHost,
-  type Host,
   type HooksConfig,
+  type Host,
   type HostOptions,
   writeProjectTrust,
 } from '../src/index.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { EMPTY_HOST_CONFIG, loadHostConfig, parseHostConfig } from '../src/index.js';
+import { EMPTY_HOST_CONFIG, loadHostConfig, parseHostConfig } from '../src/parse-host-config.js';
 
 describe('parseHostConfig', () => {
   it('accepts a full configuration in the Claude Desktop / Cursor mcpServers format', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPermissionRules, parsePermissionRule } from '../src/index.js';
+import { createPermissionRules, parsePermissionRule } from '../src/permission-rules.js';
 
 describe('web_fetch domain rules', () => {
   it('parses web_fetch(domain:...) into a lower-case ASCII host name', () => {

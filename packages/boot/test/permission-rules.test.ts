@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPermissionRules, parsePermissionRule } from '../src/index.js';
+import { createPermissionRules, parsePermissionRule } from '../src/permission-rules.js';
 
 describe('parsePermissionRule', () => {
   it('accepts exact names, exact subjects and trailing :* prefixes', () => {

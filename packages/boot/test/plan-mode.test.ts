@@ -3,14 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DIALECT_NAMES } from '@toolhost/provider-dialects';
-import {
-  type ApprovalRequest,
-  createHost,
-  EXIT_PLAN_MODE,
-  type Host,
-  type HostOptions,
-  planDenial,
-} from '../src/index.js';
+import { planDenial } from '../src/decide-permission.js';
+import { type ApprovalRequest, createHost, type Host, type HostOptions } from '../src/index.js';
+import { EXIT_PLAN_MODE } from '../src/plan-mode.js';
 import { auditSink, tempRoot } from './helpers.js';
 
 let root: { dir: string; cleanup: () => void };

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createResultStore } from '@toolhost/capability-proxy';
-import { MAX_MODEL_RESULT_BYTES, shapeResultText } from '../src/index.js';
+import { MAX_MODEL_RESULT_BYTES } from '../src/index.js';
+import { shapeResultText } from '../src/shape-result.js';
 
 describe('shapeResultText (a store that cannot keep the body)', () => {
   for (const shape of ['shell', 'read'] as const) {

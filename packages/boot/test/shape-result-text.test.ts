@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  MAX_MODEL_RESULT_BYTES,
-  type ResultStore,
-  type StoredResult,
-  shapeResultText,
-} from '../src/index.js';
+import { MAX_MODEL_RESULT_BYTES } from '../src/index.js';
+import { type ResultStore, type StoredResult, shapeResultText } from '../src/shape-result.js';
 
 function memoryStore(): ResultStore & { bodies: Map<string, string> } {
   const bodies = new Map<string, string>();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createStormBreaker, type StormOutcome, stormCategory } from '../src/index.js';
+import { createStormBreaker, type StormOutcome } from '../src/index.js';
+import { stormCategory } from '../src/storm-breaker.js';
 
 const fail = (toolName: string, code: string, message: string, signature?: string): StormOutcome => ({
   toolName,

@@ -4,18 +4,18 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { defineTool, textResult } from '@toolhost/contracts';
 import {
   createHost,
   type DispatchResult,
   type Host,
   type HostOptions,
   type Session,
-  type SubagentRecord,
   type SubagentRunner,
   type SubagentRunOutcome,
   type SubagentRunRequest,
 } from '../src/index.js';
-import { defineTool, textResult } from '@toolhost/contracts';
+import type { SubagentRecord } from '../src/subagent-types.js';
 import { deferred, tempRoot } from './helpers.js';
 
 const everythingBin = createRequire(import.meta.url).resolve(

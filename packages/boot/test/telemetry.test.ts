@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createToolTelemetry } from '../src/index.js';
+import { createToolTelemetry } from '../src/telemetry.js';
 
 describe('createToolTelemetry', () => {
   it('is off (undefined, nothing loaded) unless an OTLP endpoint variable is set, and honours OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none', async () => {

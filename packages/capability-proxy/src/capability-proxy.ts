@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   canonicalSchemaJson,
   defineTool,
@@ -14,12 +13,13 @@ import {
   textResult,
   toToolhostError,
 } from '@toolhost/contracts';
+import { callMcpPrompt, callMcpResource, callMcpServer, callMcpTool } from './call-mcp.js';
 import type { UseCapabilityArguments } from './capability-arguments.js';
 import {
   sessionToolResultArgumentsSchema,
   useCapabilityArgumentsSchema,
 } from './capability-schemas.generated.js';
-import { callMcpPrompt, callMcpResource, callMcpServer, callMcpTool } from './call-mcp.js';
+import { packageVersion } from './client-version.js';
 import {
   type FrontendContext,
   MCP_CONTENT_HINTS,
@@ -76,17 +76,6 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
   maxLogBytes: 1024 * 1024,
 };
 
-let packageVersion: string | undefined;
-
-/** This package's version, sent as the MCP client version (read once, when the first proxy is made). */
-function clientVersion(): string {
-  // `../package.json` is the package root from `src/` and from `dist/` alike.
-  packageVersion ??= String(
-    (createRequire(import.meta.url)('../package.json') as { version?: unknown }).version ?? '0.0.0',
-  );
-  return packageVersion;
-}
-
 /**
  * Creates the capability proxy. Nothing starts: servers connect only when a `call` needs them,
  * after `authorize` allows `mcp_connect__<server>`. Throws `ToolhostError` `CONFIG_INVALID` for an
@@ -111,7 +100,7 @@ export function createCapabilityProxy(options: CapabilityProxyOptions): Capabili
         timeouts,
         limits,
         validator,
-        clientVersion: clientVersion(),
+        clientVersion: packageVersion(),
         oauthStoreDir: options.oauthStoreDir,
       }),
     );

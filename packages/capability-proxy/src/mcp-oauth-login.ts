@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { err, ok, type Result, ToolhostError } from '@toolhost/contracts';
 import { configuredHeadersOnlyTo, createBoundedFetch } from './bounded-fetch.js';
+import { packageVersion } from './client-version.js';
 import { expandVariables, type ResolvedMcpServer } from './mcp-config.js';
 import { createMcpOAuthProvider } from './mcp-oauth-provider.js';
 import {
@@ -91,7 +92,6 @@ export interface McpLoginOptions {
   /** Called once with the authorization URL (print it; open it where a browser exists). */
   readonly onAuthorizationUrl: (url: string) => void;
   readonly signal?: AbortSignal;
-  readonly clientVersion?: string;
   /** The bound on one message from the server, as the proxy's `maxMessageBytes`; default 16 MiB. */
   readonly maxMessageBytes?: number;
 }
@@ -177,7 +177,7 @@ export async function loginMcpServer(
           authProvider: provider,
         });
   const connectWith = async (transport: Transport): Promise<Client> => {
-    const client = new sdk.Client({ name: 'toolhost', version: options.clientVersion ?? '0.0.0' });
+    const client = new sdk.Client({ name: 'toolhost', version: packageVersion() });
     client.onerror = () => undefined;
     opened.push({ client, transport });
     await client.connect(transport, { signal, timeout: options.timeoutMs });
@@ -189,7 +189,7 @@ export async function loginMcpServer(
     const provider = createMcpOAuthProvider({
       storeDir: options.storeDir,
       serverUrl,
-      ...(options.clientVersion ? { clientVersion: options.clientVersion } : {}),
+      clientVersion: packageVersion(),
       login: {
         redirectUrl: callback.redirectUrl,
         state: callback.state,

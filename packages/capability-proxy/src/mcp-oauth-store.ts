@@ -1,17 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '@toolhost/internal';
 
 /** The directory of sign-ins inside the user configuration directory. */
 export const MCP_OAUTH_DIR_NAME = 'mcp-oauth';
@@ -89,23 +79,7 @@ export function writeMcpOAuthEntry(storeDir: string, entry: McpOAuthEntry): void
   if (!lstatSync(storeDir).isDirectory()) throw new Error('the sign-in store is not a directory');
   chmodSync(storeDir, 0o700);
   const file = mcpOAuthFile(storeDir, entry.serverUrl);
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(temporary, 'wx', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify({ format: FORMAT, ...entry })}\n`);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(file, `${JSON.stringify({ format: FORMAT, ...entry })}\n`);
 }
 
 /** Deletes one server URL's sign-in; whether there was one. */

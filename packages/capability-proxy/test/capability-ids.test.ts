@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mcpPermissionName, parseCapabilityId } from '../src/index.js';
+import { mcpPermissionName, parseCapabilityId } from '../src/capability-ids.js';
 
 describe('parseCapabilityId', () => {
   it('takes every spelling apart', () => {

@@ -10,13 +10,13 @@ import {
   textResult,
   toModelTools,
 } from '@toolhost/contracts';
+import { USE_CAPABILITY_DESCRIPTION } from '../src/capability-proxy.js';
 import {
   type CapabilityAuthorizationRequest,
   type CapabilityProxyOptions,
   createCapabilityProxy,
   createResultStore,
   type McpServersConfig,
-  USE_CAPABILITY_DESCRIPTION,
 } from '../src/index.js';
 import {
   childPids,

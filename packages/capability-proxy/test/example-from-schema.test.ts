@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateArguments } from '@toolhost/contracts';
-import { exampleFromSchema } from '../src/index.js';
+import { exampleFromSchema } from '../src/example-from-schema.js';
 
 describe('exampleFromSchema', () => {
   it('builds an example that validates, from required properties only, using enum, const, default and bounds', () => {

@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration values reference host variables as ${VAR}.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expandVariables, parseMcpServers, type ResolvedMcpServer, slugOf } from '../src/index.js';
+import { parseMcpServers, type ResolvedMcpServer } from '../src/index.js';
+import { expandVariables, slugOf } from '../src/mcp-config.js';
 
 function parsed(raw: unknown): ResolvedMcpServer[] {
   const result = parseMcpServers(raw);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toToolOutput } from '../src/index.js';
+import { toToolOutput } from '../src/mcp-content.js';
 
 const origin = { server: 's', tool: 't', capabilityId: 'mcp-tool:s/t' };
 

@@ -7,11 +7,11 @@ import {
   loginMcpServer,
   logoutMcpServer,
   MCP_OAUTH_DIR_NAME,
-  mcpOAuthFile,
   mcpServerSignIn,
   parseMcpServers,
   type ResolvedMcpServer,
 } from '../src/index.js';
+import { mcpOAuthFile } from '../src/mcp-oauth-store.js';
 import { GENEROUS_TIMEOUTS, run, seen, tempDir } from './helpers.js';
 import { playBrowser, startOAuthMcpServer } from './oauth-servers.js';
 
@@ -213,6 +213,36 @@ describe('MCP OAuth (capability proxy)', () => {
     assert.equal(oauth.counters.refreshes, 1, 'the refresh went to the authorization server');
     assert.ok(oauth.counters.authServerHeaders.has('content-type'), 'the authorization server was asked');
     assert.ok(!oauth.counters.authServerHeaders.has('x-api-key'), 'the server key never went there');
+  });
+
+  // Issue 24: the login sent the hard-coded client version 0.0.0 (its option was never set); the proxy
+  // already sent the package's. Both now send this package's package.json version.
+  it("login and the proxy's connection send this package's version as the MCP client version, never a hard-coded one", async (t) => {
+    const oauth = await startOAuthMcpServer();
+    t.after(() => oauth.close());
+    const storeDir = join(tempDir(t, 'oauth-version-'), MCP_OAUTH_DIR_NAME);
+    const server = resolved('versioned', oauth.url);
+    const { outcome } = await login(server, storeDir);
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error.message);
+    const proxy = createCapabilityProxy({
+      authorize: async () => ({ allowed: true }),
+      timeouts: GENEROUS_TIMEOUTS,
+      mcpServers: { versioned: { url: oauth.url } },
+      oauthStoreDir: storeDir,
+    });
+    t.after(() => proxy.close());
+    const echo = await run(proxy, {
+      action: 'call',
+      capability_id: 'mcp-tool:versioned/echo',
+      arguments: { message: 'v' },
+    });
+    assert.equal(seen(echo), 'http echo: v');
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const kinds = new Set(oauth.counters.clientVersions.map((entry) => entry.split(':')[0]));
+    assert.deepEqual([...kinds].sort(), ['initialize', 'registration']);
+    for (const entry of oauth.counters.clientVersions) assert.equal(entry.split(':')[1], version, entry);
   });
 
   it('a login whose browser never comes back times out with MCP_AUTH_REQUIRED and leaves the earlier sign-in as it was', async (t) => {

@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ToolhostError, toModelTools } from '@toolhost/contracts';
 import {
   type CapabilityAuthorizationRequest,
   type CapabilityProxy,
   type CapabilityProxyOptions,
-  checkContentArguments,
   createCapabilityProxy,
   type RefuseCapability,
   schemaCachePath,
-  templateVariables,
-  toResourceOutput,
 } from '../src/index.js';
 import { parseMcpServers } from '../src/mcp-config.js';
+import { toResourceOutput } from '../src/mcp-content.js';
+import { checkContentArguments, templateVariables } from '../src/mcp-resources.js';
 import {
   childPids,
   fixtureServer,

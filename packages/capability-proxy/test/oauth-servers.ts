@@ -33,6 +33,8 @@ export interface OAuthCounters {
   /** Names of request headers the authorization server received (lower case). */
   authServerHeaders: Set<string>;
   calls: number;
+  /** The `clientInfo.version` of every MCP initialize request and the `software_version` of every registration. */
+  clientVersions: string[];
 }
 
 /** A loopback MCP server over Streamable HTTP behind the SDK's OAuth server pieces. */
@@ -97,6 +99,7 @@ class MemoryOAuthProvider implements OAuthServerProvider {
       getClient: async (id) => this.clients.get(id),
       registerClient: async (client) => {
         this.counters.registrations++;
+        this.counters.clientVersions.push(`registration:${String(client.software_version)}`);
         const full = client as OAuthClientInformationFull;
         this.clients.set(full.client_id, full);
         return full;
@@ -204,6 +207,7 @@ export async function startOAuthMcpServer(
     unauthorized: 0,
     calls: 0,
     authServerHeaders: new Set(),
+    clientVersions: [],
   };
   const provider = new MemoryOAuthProvider(counters, options.accessTtlSeconds ?? 60);
   const authApp = express();
@@ -275,6 +279,7 @@ export async function startOAuthMcpServer(
           response.status(400).end();
           return;
         }
+        counters.clientVersions.push(`initialize:${body.params.clientInfo.version}`);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => {

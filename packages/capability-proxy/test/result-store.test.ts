@@ -6,12 +6,11 @@ import { describe, it } from 'node:test';
 import {
   createResultStore,
   type ResultStore,
-  resultRefOf,
   TOOL_RESULT_PAGE_DEFAULT_BYTES,
   TOOL_RESULT_PAGE_MAX_BYTES,
   type ToolResultPageHeader,
-  toolResultRecipe,
 } from '../src/index.js';
+import { resultRefOf, toolResultRecipe } from '../src/result-store.js';
 import { tempDir } from './helpers.js';
 
 function sha256(text: string): string {

@@ -6,10 +6,10 @@ import { ToolhostError } from '@toolhost/contracts';
 import {
   createCapabilityProxy,
   type McpServersConfig,
-  mapAnnotations,
   parseMcpServers,
   schemaCachePath,
 } from '../src/index.js';
+import { mapAnnotations } from '../src/mcp-tools.js';
 import {
   childPids,
   fixtureServer,

@@ -8,7 +8,7 @@ import {
   sha256Hex,
 } from '@toolhost/contracts';
 import { driftedSchemaModules, packageSchemaModules } from '../../../scripts/schema-gen.js';
-import { useCapabilityArgumentsSchema } from '../src/index.js';
+import { useCapabilityArgumentsSchema } from '../src/capability-schemas.generated.js';
 
 /** Every `additionalProperties` value in a schema, with its JSON pointer. */
 function additionalProperties(node: unknown, pointer = ''): [string, unknown][] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type CapabilitySummary, closeCandidates, searchCapabilities } from '../src/index.js';
+import { type CapabilitySummary, closeCandidates, searchCapabilities } from '../src/search-capabilities.js';
 
 const entries: CapabilitySummary[] = [
   {

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration values reference host variables as ${VAR}.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createServerEnvironment } from '../src/index.js';
+import { createServerEnvironment } from '../src/server-environment.js';
 
 describe('createServerEnvironment', () => {
   it('keeps only the safe list, the chosen extra names and the configured variables', () => {

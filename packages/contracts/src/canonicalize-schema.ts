@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@toolhost/internal';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import { MAX_SCHEMA_DEPTH, schemaTooDeepError } from './json-depth.js';
 import {
@@ -124,10 +124,7 @@ export function canonicalSchemaJson(schema: unknown): string {
   return JSON.stringify(canonicalizeSchema(schema));
 }
 
-/** SHA-256 (hex) of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+export { sha256Hex };
 
 /** The schema fingerprint: the first 16 hex characters of SHA-256 of the canonical bytes. */
 export function schemaFingerprint(schema: unknown): string {

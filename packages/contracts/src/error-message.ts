@@ -1,7 +1,2 @@
-/**
- * The message of a caught value: `error.message` for an `Error`, else `String(error)`. For the
- * `catch (error)` sites that put a cause into their own message.
- */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+// Written once in @toolhost/internal (bundled into this package at build time); re-exported here.
+export { errorMessage } from '@toolhost/internal';

@@ -1,4 +1,6 @@
-export { deepFreeze } from './deep-freeze.js';
+// The public API of @toolhost/contracts (README "API" lists every name): what other packages, the CLI,
+// bench, docs and README examples import, and the types their signatures name. Everything else is
+// internal: tests import it from its own file.
 export {
   canonicalizeSchema,
   canonicalSchemaJson,
@@ -6,6 +8,7 @@ export {
   sha256Hex,
 } from './canonicalize-schema.js';
 export { closeNames } from './close-names.js';
+export { deepFreeze } from './deep-freeze.js';
 export { editDistance } from './edit-distance.js';
 export { errorMessage } from './error-message.js';
 export {
@@ -20,22 +23,14 @@ export {
   toToolhostError,
 } from './errors.js';
 export { isJsonObject, isObject, type JsonObject, type JsonValue } from './json.js';
-export {
-  isSchemaTooDeepError,
-  jsonDepthExceeds,
-  MAX_SCHEMA_DEPTH,
-  type MaxSchemaDepth,
-  schemaTooDeepError,
-} from './json-depth.js';
+export { isSchemaTooDeepError, MAX_SCHEMA_DEPTH, type MaxSchemaDepth } from './json-depth.js';
 export {
   type CompileLinearRegExpResult,
   compileLinearRegExp,
-  LINEAR_REGEXP_MAX_SOURCE_LENGTH,
   type LinearRegExp,
   type LinearRegExpRefusal,
 } from './linear-regexp.js';
 export {
-  BUILTIN_TOOL_NAME_PATTERN,
   createToolRegistry,
   type RegisteredTool,
   type ToolListOptions,
@@ -43,12 +38,6 @@ export {
   type ToolRegistry,
 } from './registry.js';
 export { err, ok, type Result } from './result.js';
-export {
-  SCHEMA_ARRAY_KEYWORDS,
-  SCHEMA_MAP_KEYWORDS,
-  SINGLE_SCHEMA_KEYWORDS,
-  TUPLE_ITEMS_KEYWORD,
-} from './schema-keywords.js';
 export { boundedText, firstLine } from './text.js';
 export { toModelTools } from './to-model-tools.js';
 export {
@@ -82,6 +71,7 @@ export {
   type TurnOrigin,
   textResult,
 } from './tool.js';
+export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';
 export {
   type ArgumentValidator,
   type ArgumentValidatorOptions,
@@ -95,4 +85,3 @@ export {
   type ValidatedArguments,
   validateArguments,
 } from './validate-arguments.js';
-export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';

@@ -1,17 +1,3 @@
-/** Any JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-
-/** A JSON object. */
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
-
-/** Whether a value is a plain JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return isObject(value);
-}
-
-/** Whether a value is an object that is not an array and not null, for reading unknown input. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The JSON types and guards are written once in @toolhost/internal (bundled into this package at build
+// time); contracts re-exports them as its public API.
+export { isJsonObject, isObject, type JsonObject, type JsonValue } from '@toolhost/internal';

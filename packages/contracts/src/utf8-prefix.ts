@@ -1,35 +1,3 @@
-/** Whether a byte is a UTF-8 continuation byte (10xxxxxx): a cut before it is inside a character. */
-export function isUtf8Continuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-/**
- * The nearest character boundary at or before `index` in UTF-8 `bytes` (`index` clamped to
- * `0..bytes.length`): a cut there never splits a character.
- */
-export function utf8BoundaryBefore(bytes: Uint8Array, index: number): number {
-  let at = Math.min(Math.max(index, 0), bytes.length);
-  while (at > 0 && at < bytes.length && isUtf8Continuation(bytes[at])) at--;
-  return at;
-}
-
-/**
- * The nearest character boundary at or after `index` in UTF-8 `bytes` (`index` clamped to
- * `0..bytes.length`): a tail that starts there never begins inside a character.
- */
-export function utf8BoundaryAfter(bytes: Uint8Array, index: number): number {
-  let at = Math.min(Math.max(index, 0), bytes.length);
-  while (at < bytes.length && isUtf8Continuation(bytes[at])) at++;
-  return at;
-}
-
-/**
- * The longest prefix of `text` whose UTF-8 encoding is at most `maxBytes` bytes, never splitting a
- * character (a cut that would land inside one backs off to its start). `maxBytes` below 1 gives ''.
- */
-export function utf8Prefix(text: string, maxBytes: number): string {
-  if (maxBytes < 1) return '';
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const bytes = Buffer.from(text, 'utf8');
-  return bytes.subarray(0, utf8BoundaryBefore(bytes, Math.floor(maxBytes))).toString('utf8');
-}
+// The UTF-8 boundary helpers are written once in @toolhost/internal (bundled into this package at
+// build time); contracts re-exports them as its public API.
+export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from '@toolhost/internal';

@@ -6,10 +6,10 @@ import {
   createArgumentValidator,
   createToolRegistry,
   isSchemaTooDeepError,
-  jsonDepthExceeds,
   MAX_SCHEMA_DEPTH,
   schemaFingerprint,
 } from '../src/index.js';
+import { jsonDepthExceeds } from '../src/json-depth.js';
 import { sampleTool } from './helpers.js';
 
 /** `levels` nested properties built as objects (no JSON text: JSON.stringify itself overflows at 20,000). */

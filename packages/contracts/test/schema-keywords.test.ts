@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { canonicalizeSchema } from '../src/index.js';
 import {
-  canonicalizeSchema,
   SCHEMA_ARRAY_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
   SINGLE_SCHEMA_KEYWORDS,
   TUPLE_ITEMS_KEYWORD,
-} from '../src/index.js';
+} from '../src/schema-keywords.js';
 
 // One JSON Schema keyword table for contracts and provider-dialects. The two copies had drifted:
 // contracts listed `items` as an array-of-schemas keyword as well, provider-dialects did not. The

@@ -9,21 +9,15 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { diskIsFull, freeDiskBytes, isDiskFullError, totalDiskBytes } from './disk-space.js';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { incompleteUtf8Tail, leadingContinuationBytes } from '@toolhost/internal';
 import { onExit } from 'signal-exit';
+import { diskIsFull, freeDiskBytes, isDiskFullError, totalDiskBytes } from './disk-space.js';
 import { createJobEnvironment, type JobEnvironmentOptions } from './job-environment.js';
 import { type JobError, type JobResult, jobError } from './job-error.js';
-import {
-  incompleteUtf8Tail,
-  type LineFilter,
-  leadingContinuationBytes,
-  logSize,
-  readLogBytes,
-  scanLogLines,
-} from './job-log.js';
+import { type LineFilter, logSize, readLogBytes, scanLogLines } from './job-log.js';
 import { JobRegistry, killJobProcessesNow, type ReapedOrphan } from './job-registry.js';
 import { readProcessStartTime } from './process-table.js';
 import { JOB_MARKER_VARIABLE, type JobProcessSelector, terminateJobProcesses } from './process-tree.js';

@@ -37,32 +37,6 @@ export function readLogBytes(file: string, start: number, end: number): Buffer {
   }
 }
 
-const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
-
-/**
- * How many bytes at the end of `bytes` form an incomplete UTF-8 character (0 when it ends on a
- * character boundary). A cursor stops before them so the next read gets the whole character.
- */
-export function incompleteUtf8Tail(bytes: Buffer): number {
-  let index = bytes.length - 1;
-  let continuation = 0;
-  while (index >= 0 && continuation < 3 && isContinuation(bytes[index])) {
-    index -= 1;
-    continuation += 1;
-  }
-  if (index < 0) return 0;
-  const lead = bytes[index]!;
-  const expected = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
-  return expected > continuation ? continuation + 1 : 0;
-}
-
-/** How many leading bytes of `bytes` are continuation bytes (the cut end of a character). */
-export function leadingContinuationBytes(bytes: Buffer): number {
-  let index = 0;
-  while (index < bytes.length && index < 3 && isContinuation(bytes[index])) index += 1;
-  return index;
-}
-
 /**
  * What decides which lines a filtered read keeps: anything with `test(line)`. A `RegExp` is one
  * (its `g` and `y` flags are dropped, so `test` keeps no state between lines); a caller that takes

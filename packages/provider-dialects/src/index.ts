@@ -1,14 +1,6 @@
-export {
-  ANTHROPIC_DEFAULT_MAX_TOKENS,
-  ANTHROPIC_MAX_CACHE_BREAKPOINTS,
-  type AnthropicCacheOptions,
-  applyAnthropicCacheBreakpoints,
-  buildAnthropicRequest,
-  createAnthropicStreamParser,
-  encodeAnthropicToolResult,
-  parseAnthropicRequest,
-  parseAnthropicResponse,
-} from './anthropic.js';
+// The public API of @toolhost/provider-dialects (README "API" lists every name): what other packages, the CLI,
+// bench, docs and README examples import, and the types their signatures name. Everything else is
+// internal: tests import it from its own file.
 export {
   type CompiledTools,
   type CompileToolsOptions,
@@ -16,25 +8,11 @@ export {
   type HostedTool,
   type ToolVerdict,
 } from './compile-tools.js';
-export {
-  type ArgumentChange,
-  type DecodedArguments,
-  decodeArguments,
-  type ToolDecoding,
-} from './decode-arguments.js';
+export type { ArgumentChange, ToolDecoding } from './decode-arguments.js';
 export { type DecodedToolCall, decodeToolCall } from './decode-tool-call.js';
-export { type Dialect, getDialect, isDialectName } from './dialect.js';
+export { type Dialect, getDialect } from './dialect.js';
 export { DialectError, type DialectErrorCode, type DialectErrorDetails } from './dialect-error.js';
-export { fingerprint, fingerprintValue, type PrefixFingerprint } from './fingerprint.js';
-export {
-  buildGeminiRequest,
-  createGeminiStreamParser,
-  encodeGeminiToolResult,
-  GEMINI_SKIP_THOUGHT_SIGNATURE,
-  geminiModelPath,
-  parseGeminiRequest,
-  parseGeminiResponse,
-} from './gemini.js';
+export { fingerprintValue, type PrefixFingerprint } from './fingerprint.js';
 export {
   type AssistantContentPart,
   type AssistantMessage,
@@ -59,29 +37,7 @@ export {
   type UserContentPart,
   type UserMessage,
 } from './ir.js';
-export {
-  createNameMap,
-  type NameMap,
-  normalizeToolCallId,
-  SAFE_TOOL_NAME_PATTERN,
-  sanitizeToolName,
-  TOOL_CALL_ID_RULES,
-} from './names.js';
-export {
-  buildOpenAIChatRequest,
-  chatToolImagesMarker,
-  createOpenAIChatStreamParser,
-  encodeOpenAIChatToolResult,
-  parseOpenAIChatRequest,
-  parseOpenAIChatResponse,
-} from './openai-chat.js';
-export {
-  buildOpenAIResponsesRequest,
-  createOpenAIResponsesStreamParser,
-  encodeOpenAIResponsesToolResult,
-  parseOpenAIResponsesRequest,
-  parseOpenAIResponsesResponse,
-} from './openai-responses.js';
+export type { NameMap } from './names.js';
 export type { ReportAction, ReportEntry } from './report.js';
 export type {
   BuildRequestOptions,
@@ -90,8 +46,4 @@ export type {
   RequestReportEntry,
   StreamParser,
 } from './request.js';
-export { WRAPPED_ROOT_PROPERTY } from './schema-root.js';
-export { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS } from './schema-openai-strict.js';
-export { GEMINI_OPENAPI_FORMATS, GEMINI_OPENAPI_KEYWORDS } from './schema-gemini-openapi.js';
-export { type ToToolMessageOptions, toToolMessage } from './tool-message.js';
-export { PROVIDER_LIMITS, type ProviderViolation, validateForProvider } from './validate-for-provider.js';
+export type { ProviderViolation } from './validate-for-provider.js';

@@ -1,18 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '@toolhost/contracts';
+import { isJsonObject, sha256Hex } from '@toolhost/internal';
 
-// provider-dialects imports only types from @toolhost/contracts (the package DAG in DESIGN.md: it
-// must stay usable without contracts' runtime), so these two small helpers are its own.
-
-/** Whether a value is a plain JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+// provider-dialects imports only types from @toolhost/contracts (the package DAG in DESIGN.md); its
+// runtime helpers come from @toolhost/internal, bundled into this package at build time.
+export { isJsonObject, sha256Hex };
 
 /** Own-property lookup, safe for keys such as `__proto__` or `constructor`. */
 export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {

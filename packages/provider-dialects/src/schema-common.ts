@@ -1,35 +1,14 @@
 import type { JsonObject, JsonValue } from '@toolhost/contracts';
 import { isJsonObject, own, resolvePointer, stableStringify } from './json-utils.js';
 
-// The JSON Schema keywords whose values are schemas. The same table as @toolhost/contracts' (this
-// package imports only types from contracts, per the package DAG); test/schema-keywords.test.ts
-// keeps the two equal. `items` is a one-schema keyword, as in draft 2020-12; its draft-07 tuple form
-// is handled where each walk meets `items`.
-/** Keywords whose value is one schema. */
-export const SINGLE_SCHEMA_KEYWORDS = [
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'contentSchema',
-  'else',
-  'if',
-  'items',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-] as const;
-/** Keywords whose value is an array of schemas. */
-export const SCHEMA_ARRAY_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-/** Keywords whose value maps names to schemas. */
-export const SCHEMA_MAP_KEYWORDS = [
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'patternProperties',
-  'properties',
-] as const;
+// The JSON Schema keywords whose values are schemas: the one table of @toolhost/internal (bundled at
+// build time), the same one @toolhost/contracts re-exports. `items` is a one-schema keyword, as in
+// draft 2020-12; its draft-07 tuple form is handled where each walk meets `items`.
+export {
+  SCHEMA_ARRAY_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  SINGLE_SCHEMA_KEYWORDS,
+} from '@toolhost/internal';
 
 /** The JSON Schema type names. */
 export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;

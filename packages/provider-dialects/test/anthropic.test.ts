@@ -5,11 +5,9 @@ import {
   ANTHROPIC_MAX_CACHE_BREAKPOINTS,
   applyAnthropicCacheBreakpoints,
   buildAnthropicRequest,
-  compileTools,
-  DialectError,
   encodeAnthropicToolResult,
-  type Message,
-} from '../src/index.js';
+} from '../src/anthropic.js';
+import { compileTools, DialectError, type Message } from '../src/index.js';
 import { deepFreeze, representativeTools } from './helpers.js';
 
 const tools = compileTools(representativeTools(), { dialect: 'anthropic' });

@@ -7,10 +7,9 @@ import {
   DIALECT_NAMES,
   DialectError,
   type DialectName,
-  OPENAI_STRICT_LIMITS,
-  PROVIDER_LIMITS,
-  validateForProvider,
 } from '../src/index.js';
+import { OPENAI_STRICT_LIMITS } from '../src/schema-openai-strict.js';
+import { PROVIDER_LIMITS, validateForProvider } from '../src/validate-for-provider.js';
 import { HOSTED_WEB_SEARCH } from './golden-cases.js';
 import { deepFreeze, representativeTools } from './helpers.js';
 

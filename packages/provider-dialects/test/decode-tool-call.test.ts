@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileTools, decodeArguments, decodeToolCall, type ToolCallPart } from '../src/index.js';
+import { decodeArguments } from '../src/decode-arguments.js';
+import { compileTools, decodeToolCall, type ToolCallPart } from '../src/index.js';
 import { representativeTools } from './helpers.js';
 
 const call = (name: string, args: string, id = 'call_1'): ToolCallPart => ({

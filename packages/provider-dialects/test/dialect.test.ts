@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DIALECT_NAMES, DialectError, getDialect, isDialectName } from '../src/index.js';
+import { isDialectName } from '../src/dialect.js';
+import { DIALECT_NAMES, DialectError, getDialect } from '../src/index.js';
 
 describe('getDialect', () => {
   it('returns the uniform interface for each of the four dialects', () => {

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileTools,
-  DIALECT_NAMES,
-  fingerprint,
-  fingerprintValue,
-  getDialect,
-  type Message,
-} from '../src/index.js';
+import { fingerprint } from '../src/fingerprint.js';
+import { compileTools, DIALECT_NAMES, fingerprintValue, getDialect, type Message } from '../src/index.js';
 import { representativeTools } from './helpers.js';
 
 describe('fingerprint', () => {

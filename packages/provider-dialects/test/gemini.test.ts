@@ -3,14 +3,13 @@ import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
 import {
   buildGeminiRequest,
-  compileTools,
   createGeminiStreamParser,
   encodeGeminiToolResult,
   GEMINI_SKIP_THOUGHT_SIGNATURE,
-  type Message,
   parseGeminiRequest,
   parseGeminiResponse,
-} from '../src/index.js';
+} from '../src/gemini.js';
+import { compileTools, type Message } from '../src/index.js';
 import { readFixture, representativeTools } from './helpers.js';
 
 const tools = compileTools(representativeTools(), { dialect: 'gemini' });

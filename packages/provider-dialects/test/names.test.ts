@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DialectError } from '../src/index.js';
 import {
   createNameMap,
-  DialectError,
   normalizeToolCallId,
   SAFE_TOOL_NAME_PATTERN,
   sanitizeToolName,
   TOOL_CALL_ID_RULES,
-} from '../src/index.js';
+} from '../src/names.js';
 
 describe('sanitizeToolName', () => {
   it('keeps valid names and replaces dots, slashes and colons', () => {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
+import { compileTools, type Message } from '../src/index.js';
 import {
   buildOpenAIChatRequest,
   chatToolImagesMarker,
-  compileTools,
   encodeOpenAIChatToolResult,
-  type Message,
   parseOpenAIChatResponse,
-} from '../src/index.js';
+} from '../src/openai-chat.js';
 import { representativeTools } from './helpers.js';
 
 const tools = compileTools(representativeTools(), { dialect: 'openai-chat' });

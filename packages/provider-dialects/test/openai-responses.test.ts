@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
+import { compileTools } from '../src/index.js';
 import {
   buildOpenAIResponsesRequest,
-  compileTools,
   encodeOpenAIResponsesToolResult,
   parseOpenAIResponsesResponse,
-} from '../src/index.js';
+} from '../src/openai-responses.js';
 import { readFixture, representativeTools } from './helpers.js';
 
 const tools = compileTools(representativeTools(), { dialect: 'openai-responses' });

@@ -2,13 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject, JsonValue, ModelTool } from '@toolhost/contracts';
 import fc from 'fast-check';
-import {
-  type CompileToolsOptions,
-  compileTools,
-  createNameMap,
-  SAFE_TOOL_NAME_PATTERN,
-  validateForProvider,
-} from '../src/index.js';
+import { type CompileToolsOptions, compileTools } from '../src/index.js';
+import { createNameMap, SAFE_TOOL_NAME_PATTERN } from '../src/names.js';
+import { validateForProvider } from '../src/validate-for-provider.js';
 import { covers, diffPaths, fromGeminiWireTypes, wireSchema } from './schema-diff.js';
 
 const VARIANTS: readonly CompileToolsOptions[] = [

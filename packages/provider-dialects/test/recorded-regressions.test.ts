@@ -5,16 +5,18 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
 import {
-  buildOpenAIResponsesRequest,
   type DialectName,
   getDialect,
   type Message,
   type ModelResponse,
-  parseOpenAIChatResponse,
-  parseOpenAIResponsesRequest,
-  parseOpenAIResponsesResponse,
   type StreamEvent,
 } from '../src/index.js';
+import { parseOpenAIChatResponse } from '../src/openai-chat.js';
+import {
+  buildOpenAIResponsesRequest,
+  parseOpenAIResponsesRequest,
+  parseOpenAIResponsesResponse,
+} from '../src/openai-responses.js';
 import { violations } from './authority-validators.js';
 import { testPath } from './helpers.js';
 

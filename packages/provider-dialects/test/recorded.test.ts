@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { JsonObject } from '@toolhost/contracts';
 import { createParser } from 'eventsource-parser';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
-import type { JsonObject } from '@toolhost/contracts';
 import {
   type AssistantContentPart,
   type DialectError,
   type DialectName,
-  type Message,
   getDialect,
+  type Message,
   type ModelResponse,
   type SseEvent,
   type StreamEvent,

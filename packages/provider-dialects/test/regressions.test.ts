@@ -4,19 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
+import { createAnthropicStreamParser, parseAnthropicResponse } from '../src/anthropic.js';
+import { createGeminiStreamParser } from '../src/gemini.js';
+import { compileTools, type ModelResponse, type StreamEvent, type StreamParser } from '../src/index.js';
 import {
   buildOpenAIResponsesRequest,
-  compileTools,
-  createAnthropicStreamParser,
-  createGeminiStreamParser,
   createOpenAIResponsesStreamParser,
-  type ModelResponse,
-  parseAnthropicResponse,
   parseOpenAIResponsesResponse,
-  type StreamEvent,
-  type StreamParser,
-  validateForProvider,
-} from '../src/index.js';
+} from '../src/openai-responses.js';
+import { validateForProvider } from '../src/validate-for-provider.js';
 
 function run(parser: StreamParser, payloads: readonly unknown[]): StreamEvent[] {
   const out: StreamEvent[] = [];

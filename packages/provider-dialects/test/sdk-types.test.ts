@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '@toolhost/contracts';
-import { compileTools, validateForProvider } from '../src/index.js';
+import { compileTools } from '../src/index.js';
+import { validateForProvider } from '../src/validate-for-provider.js';
 import { testPath } from './helpers.js';
-import { BODIES, SCENARIO_COUNTS } from './sdk-types.generated.js';
 import { scenarios } from './request-scenarios.js';
+import { BODIES, SCENARIO_COUNTS } from './sdk-types.generated.js';
 import { sdkTypesSource } from './sdk-types-source.js';
 
 describe('request bodies against the official SDK request types', () => {

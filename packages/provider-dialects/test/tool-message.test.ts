@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolhostError, ToolResult } from '@toolhost/contracts';
-import { toToolMessage } from '../src/index.js';
+import { toToolMessage } from '../src/tool-message.js';
 
 describe('toToolMessage', () => {
   it('keeps text and image blocks and turns resource links into text', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DialectName, validateForProvider } from '../src/index.js';
+import type { DialectName } from '../src/index.js';
+import { validateForProvider } from '../src/validate-for-provider.js';
 
 const rules = (tools: unknown, dialect: DialectName) =>
   validateForProvider(tools, dialect).map((violation) => violation.rule);

@@ -10,10 +10,10 @@ import {
   type CompiledTools,
   type CompileToolsOptions,
   compileTools,
-  type DialectName,
   DialectError,
-  validateForProvider,
+  type DialectName,
 } from '../src/index.js';
+import { validateForProvider } from '../src/validate-for-provider.js';
 import { testPath } from './helpers.js';
 
 /** A tool as the provider would receive it uncompiled: the input schema in the dialect's envelope. */

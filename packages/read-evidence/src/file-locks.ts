@@ -9,7 +9,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   unlinkSync,
@@ -18,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processStartTime } from '@toolhost/internal';
 import { type EvidenceResult, evidenceFailure, hasErrorCode } from './errors.js';
 
 // Why a lock file and not flock(2): Node has no flock, and a native addon is not an option for a
@@ -98,21 +98,8 @@ const MAX_PAUSE_MS = 25;
 
 let ownStart: string | null | undefined;
 
-/** The start time of a process (field 22 of /proc/<pid>/stat), or null where there is none. */
-function startTimeOf(pid: number | 'self'): string | null {
-  if (process.platform !== 'linux') return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last `)`.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 function ownHolder(): Holder {
-  ownStart ??= startTimeOf('self');
+  ownStart ??= processStartTime('self');
   return { pid: process.pid, start: ownStart };
 }
 
@@ -125,7 +112,7 @@ function holderIsAlive(holder: Holder): boolean {
     if (hasErrorCode(error, 'ESRCH')) return false;
   }
   if (holder.start === null) return true;
-  const start = startTimeOf(holder.pid);
+  const start = processStartTime(holder.pid);
   return start === null || start === holder.start;
 }
 

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { incompleteUtf8Tail } from '@toolhost/internal';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { type EvidenceResult, evidenceFailure } from './errors.js';
@@ -106,13 +107,8 @@ export function detectTextEncoding(
 
 function isValidUtf8(bytes: Uint8Array, complete: boolean): boolean {
   // node:buffer's isUtf8 (simdutf) validates at memory speed; a partial sample may end inside a
-  // multi-byte character, so cut back to the last lead byte first.
-  let end = bytes.length;
-  if (!complete) {
-    let index = end - 1;
-    while (index >= 0 && index >= end - 3 && (bytes[index]! & 0xc0) === 0x80) index--;
-    if (index >= 0 && bytes[index]! >= 0xc0) end = index;
-  }
+  // multi-byte character, so leave that incomplete character out first.
+  const end = complete ? bytes.length : bytes.length - incompleteUtf8Tail(bytes);
   return isUtf8(bytes.subarray(0, end));
 }
 
