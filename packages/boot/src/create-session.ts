@@ -655,7 +655,10 @@ function effectiveAnnotations(
 function sessionAudit(audit: AuditLog, sessionId: string): AuditLog {
   return {
     enabled: audit.enabled,
-    emit: (type: AuditEventType, fields = {}) => audit.emit(type, { sessionId, ...fields }),
+    // Nothing is built for a host nobody audits (no file, no callback, no telemetry).
+    emit: (type: AuditEventType, fields = {}) => {
+      if (audit.enabled) audit.emit(type, { sessionId, ...fields });
+    },
     close: async () => undefined,
   };
 }
