@@ -51,23 +51,41 @@ const LOCAL_FILE_SYSTEMS = new Set([
 /** Devices found not to be local: asked once (statfs of a remote mount may be a network round trip). */
 const remoteDevices = new Set<number>();
 const REMOTE_DEVICES_KEPT = 1024;
+/** Devices found local, and until when (`performance.now()`) that answer is trusted. */
+const localDevices = new Map<number, number>();
+const LOCAL_DEVICES_KEPT = 1024;
+/**
+ * How long a local answer is trusted, in ms. A device number is reused only after its file system
+ * was unmounted; within this window a remote mount that took it over would have at most its reads
+ * of this window done on the event loop (correct, but blocking), never read wrongly.
+ */
+const LOCAL_ANSWER_MS = 1_000;
 
 /**
  * Whether the file at `path` (on device `device`) sits on a local file system where the fast path
  * may block the event loop for a few microseconds. Linux only: elsewhere there is no portable way to
- * tell a network mount from a local disk, so the answer is false. Local answers are not cached (one
- * `statfs`, about a microsecond, per read) so that a device number reused by a later remote mount is
- * never mistaken for local; remote answers are.
+ * tell a network mount from a local disk, so the answer is false. A local answer is kept for
+ * {@link LOCAL_ANSWER_MS} per device (issue 25: one `statfs` per read was 2.6% of a read), so a
+ * device number reused by a later remote mount is taken for local at most that long; remote answers
+ * are kept.
  */
 export function isLocalFileSystem(path: string, device: number): boolean {
   if (process.platform !== 'linux' || remoteDevices.has(device)) return false;
+  const now = performance.now();
+  const trustedUntil = localDevices.get(device);
+  if (trustedUntil !== undefined && now < trustedUntil) return true;
   let type: number;
   try {
     type = statfsSync(path).type >>> 0;
   } catch {
     return false;
   }
-  if (LOCAL_FILE_SYSTEMS.has(type)) return true;
+  if (LOCAL_FILE_SYSTEMS.has(type)) {
+    if (localDevices.size >= LOCAL_DEVICES_KEPT) localDevices.clear();
+    localDevices.set(device, now + LOCAL_ANSWER_MS);
+    return true;
+  }
+  localDevices.delete(device);
   if (remoteDevices.size >= REMOTE_DEVICES_KEPT) remoteDevices.clear();
   remoteDevices.add(device);
   return false;
