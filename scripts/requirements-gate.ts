@@ -14,7 +14,7 @@ export interface RequirementGateOptions {
   readonly id: string;
   /** At least this many ids are defined. */
   readonly minIds: number;
-  /** At least this many `test/<name>.test.ts` files are named by the document. */
+  /** At least this many `test/<name>.test.ts` (or `test/<folder>/<name>.test.ts`) files are named by the document. */
   readonly minNamedFiles: number;
 }
 
@@ -26,8 +26,10 @@ export interface RequirementGateOptions {
 export function describeRequirementGate(options: RequirementGateOptions): void {
   const { packageDir, id } = options;
   const requirements = readFileSync(path.join(packageDir, 'REQUIREMENTS.md'), 'utf8');
-  const testText = readdirSync(path.join(packageDir, 'test'))
+  // Test files may sit in folders beneath test/ (builtins mirrors its src/ folders).
+  const testText = readdirSync(path.join(packageDir, 'test'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.test.ts') && name !== 'requirements.test.ts')
+    .sort()
     .map((name) => readFileSync(path.join(packageDir, 'test', name), 'utf8'))
     .join('\n');
   const defined = [...requirements.matchAll(new RegExp(`\\*\\*(${id})\\*\\*|^\\| (${id}) +\\|`, 'gm'))].map(
@@ -47,7 +49,7 @@ export function describeRequirementGate(options: RequirementGateOptions): void {
     });
 
     it('names test files that exist', () => {
-      const named = [...requirements.matchAll(/`(test\/[a-z0-9-]+\.test\.ts)`/g)].map((match) => match[1]!);
+      const named = [...requirements.matchAll(/`(test\/[a-z0-9/-]+\.test\.ts)`/g)].map((match) => match[1]!);
       assert.ok(named.length >= options.minNamedFiles, `${named.length} test files named`);
       for (const file of named) assert.ok(existsSync(path.join(packageDir, file)), file);
     });

@@ -6,7 +6,7 @@
  *   tsx scripts/schema-gen.ts --types src/arguments.ts --out src/schemas.generated.ts [--check]
  *   tsx scripts/schema-gen.ts --package packages/builtins [--check]
  *
- * `--package DIR` handles every `DIR/src/<area>-arguments.ts`, writing `DIR/src/<area>-schemas.generated.ts`.
+ * `--package DIR` handles every `<area>-arguments.ts` in `DIR/src` and its folders, writing `<area>-schemas.generated.ts` beside it.
  * `--check` writes nothing and exits 1 when the committed file differs from what would be generated.
  * Packages call `generateSchemaModule` from a test so drift fails `pnpm test`.
  */
@@ -131,10 +131,14 @@ export interface SchemaModulePair {
   readonly outFile: string;
 }
 
-/** The `src/<area>-arguments.ts` files of a package and their `src/<area>-schemas.generated.ts` outputs. */
+/**
+ * The `src/<area>-arguments.ts` files of a package (also in folders beneath `src/`, as
+ * `src/files/file-arguments.ts`) and their `<area>-schemas.generated.ts` outputs beside them.
+ */
 export function packageSchemaModules(packageDir: string): SchemaModulePair[] {
   const src = resolve(packageDir, 'src');
-  return readdirSync(src)
+  return readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .map((name) => name.replace(/\\/g, '/'))
     .filter((name) => name.endsWith('-arguments.ts'))
     .sort()
     .map((name) => ({

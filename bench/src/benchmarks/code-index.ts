@@ -9,7 +9,7 @@ import { interleave, pairwise, summarize } from '../stats.js';
 
 /** A warm index (nothing changed) must cost at most this many `rg --files` walks. */
 const TARGET_RATIO = 5;
-/** The extensions code_index parses (packages/builtins/src/code-languages.ts). */
+/** The extensions code_index parses (packages/builtins/src/discovery/code-languages.ts). */
 const SOURCE_EXTENSIONS = new Set([
   '.ts',
   '.mts',
@@ -94,7 +94,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     });
     if (!/packages\/boot\/src\/create-host\.ts:\d+-\d+ function createHost/.test(definitions.output))
       throw new Error(`code_index did not find createHost: ${definitions.output.slice(0, 300)}`);
-    const edited = join(repo, 'packages/builtins/src/code-index.ts');
+    const edited = join(repo, 'packages/builtins/src/discovery/code-index.ts');
     let edits = 0;
     const changed: number[] = [];
     const checks = [

@@ -186,7 +186,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
             ? {}
             : {
                 nextStep:
-                  'profile edit_file (packages/builtins/src/edit-file.ts and packages/read-evidence) against the atomic row, which already pays for the fsync.',
+                  'profile edit_file (packages/builtins/src/files/edit-file.ts and packages/read-evidence) against the atomic row, which already pays for the fsync.',
               }),
         },
       ],

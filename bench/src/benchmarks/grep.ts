@@ -196,7 +196,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
             ? {}
             : {
                 nextStep:
-                  'rerun on a quiet machine (`pnpm bench --only grep`) before changing code: if the gap stays, profile the JSON stream handling in packages/builtins/src/grep-ripgrep.ts (runRipgrep).',
+                  'rerun on a quiet machine (`pnpm bench --only grep`) before changing code: if the gap stays, profile the JSON stream handling in packages/builtins/src/grep/grep-ripgrep.ts (runRipgrep).',
               }),
         },
         {
@@ -207,7 +207,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           ...(js.median <= 4
             ? {}
             : {
-                nextStep: `profile the slowest pattern in packages/builtins/src/grep-fallback-worker.ts: for \`ignore_case\`, a byte-level case-insensitive check of the required literal before decoding; for patterns without a required literal, a cheaper first pass (for example the longest literal alternative) before the RegExp.${readAllRatio === undefined || readAllRatio < 2 ? '' : ` Reading every file in one thread already costs ${readAllRatio.toFixed(1)}× ripgrep here (the readFileSync row).`}`,
+                nextStep: `profile the slowest pattern in packages/builtins/src/grep/grep-fallback-worker.ts: for \`ignore_case\`, a byte-level case-insensitive check of the required literal before decoding; for patterns without a required literal, a cheaper first pass (for example the longest literal alternative) before the RegExp.${readAllRatio === undefined || readAllRatio < 2 ? '' : ` Reading every file in one thread already costs ${readAllRatio.toFixed(1)}× ripgrep here (the readFileSync row).`}`,
               }),
         },
       ],

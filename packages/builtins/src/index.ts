@@ -1,22 +1,31 @@
 // Each area (editing, discovery, shell) adds its named exports here: an explicit line is an API decision.
-export { createDiscoveryTools, type DiscoveryToolsOptions } from './create-discovery-tools.js';
-export { createFileTools } from './create-file-tools.js';
-export { createStructuredEditTools } from './create-structured-edit-tools.js';
-export type { CodeIndexArguments, DeleteSymbolArguments, SymbolKindArgument } from './code-arguments.js';
-export { type CodeIndexToolOptions, createCodeIndexTool } from './code-index.js';
-export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './code-schemas.generated.js';
-export type { NotebookEditArguments } from './notebook-arguments.js';
-export type { WebFetchArguments } from './web-arguments.js';
-export { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
-export { webFetchArgumentsSchema } from './web-schemas.generated.js';
-export { notebookEditArgumentsSchema } from './notebook-schemas.generated.js';
-export type { GlobArguments, GrepArguments, LsArguments, ViewImageArguments } from './discovery-arguments.js';
+export { createDiscoveryTools, type DiscoveryToolsOptions } from './discovery/create-discovery-tools.js';
+export { createFileTools } from './files/create-file-tools.js';
+export { createStructuredEditTools } from './files/create-structured-edit-tools.js';
+export type {
+  CodeIndexArguments,
+  DeleteSymbolArguments,
+  SymbolKindArgument,
+} from './discovery/code-arguments.js';
+export { type CodeIndexToolOptions, createCodeIndexTool } from './discovery/code-index.js';
+export { codeIndexArgumentsSchema, deleteSymbolArgumentsSchema } from './discovery/code-schemas.generated.js';
+export type { NotebookEditArguments } from './files/notebook-arguments.js';
+export type { WebFetchArguments } from './web/web-arguments.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch.js';
+export { webFetchArgumentsSchema } from './web/web-schemas.generated.js';
+export { notebookEditArgumentsSchema } from './files/notebook-schemas.generated.js';
+export type {
+  GlobArguments,
+  GrepArguments,
+  LsArguments,
+  ViewImageArguments,
+} from './discovery/discovery-arguments.js';
 export {
   globArgumentsSchema,
   grepArgumentsSchema,
   lsArgumentsSchema,
   viewImageArgumentsSchema,
-} from './discovery-schemas.generated.js';
+} from './discovery/discovery-schemas.generated.js';
 export type {
   DeleteRangeArguments,
   EditFileArguments,
@@ -25,7 +34,7 @@ export type {
   MultiEditStep,
   ReadFileArguments,
   WriteFileArguments,
-} from './file-arguments.js';
+} from './files/file-arguments.js';
 export {
   deleteRangeArgumentsSchema,
   editFileArgumentsSchema,
@@ -33,19 +42,19 @@ export {
   multiEditArgumentsSchema,
   readFileArgumentsSchema,
   writeFileArgumentsSchema,
-} from './file-schemas.generated.js';
-export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './file-tools-options.js';
-export { createGlobTool, type GlobToolOptions } from './glob.js';
-export { createGrepTool, type GrepToolOptions } from './grep.js';
-export { findRipgrep } from './grep-ripgrep-path.js';
-export { createLsTool, type LsToolOptions } from './ls.js';
-export { createViewImageTool, type ViewImageToolOptions } from './view-image.js';
-export { createBashTool } from './bash.js';
-export { createShellTools } from './create-shell-tools.js';
-export { createJobKillTool } from './job-kill.js';
-export { createJobOutputTool } from './job-output.js';
-export { createBashOutputTool, createKillShellTool, createWaitTool } from './legacy-job-aliases.js';
-export { createPwshTool } from './pwsh.js';
+} from './files/file-schemas.generated.js';
+export type { FilePathPolicy, FileToolLimits, FileToolsOptions } from './files/file-tools-options.js';
+export { createGlobTool, type GlobToolOptions } from './discovery/glob.js';
+export { createGrepTool, type GrepToolOptions } from './grep/grep.js';
+export { findRipgrep } from './grep/grep-ripgrep-path.js';
+export { createLsTool, type LsToolOptions } from './discovery/ls.js';
+export { createViewImageTool, type ViewImageToolOptions } from './files/view-image.js';
+export { createBashTool } from './shell/bash.js';
+export { createShellTools } from './shell/create-shell-tools.js';
+export { createJobKillTool } from './shell/job-kill.js';
+export { createJobOutputTool } from './shell/job-output.js';
+export { createBashOutputTool, createKillShellTool, createWaitTool } from './shell/legacy-job-aliases.js';
+export { createPwshTool } from './shell/pwsh.js';
 export type {
   BashArguments,
   BashOutputArguments,
@@ -54,8 +63,8 @@ export type {
   KillShellArguments,
   PwshArguments,
   WaitArguments,
-} from './shell-arguments.js';
-export { findPowerShellChainOperator, type PowerShellChainOperator } from './shell-powershell.js';
+} from './shell/shell-arguments.js';
+export { findPowerShellChainOperator, type PowerShellChainOperator } from './shell/shell-powershell.js';
 export {
   bashArgumentsSchema,
   bashOutputArgumentsSchema,
@@ -64,13 +73,13 @@ export {
   killShellArgumentsSchema,
   pwshArgumentsSchema,
   waitArgumentsSchema,
-} from './shell-schemas.generated.js';
-export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell-tools-options.js';
+} from './shell/shell-schemas.generated.js';
+export type { PowerShellEdition, ShellPlatform, ShellToolsOptions } from './shell/shell-tools-options.js';
 export type {
   ParallelTasksArguments,
   ReadSubagentResultArguments,
   TaskArguments,
-} from './subagent-arguments.js';
+} from './session/subagent-arguments.js';
 export {
   fairShares,
   type RenderSubagentOptions,
@@ -78,12 +87,12 @@ export {
   type SubagentStatus,
   type SubagentSummary,
   subagentReadRecipe,
-} from './subagent-format.js';
+} from './session/subagent-format.js';
 export {
   parallelTasksArgumentsSchema,
   readSubagentResultArgumentsSchema,
   taskArgumentsSchema,
-} from './subagent-schemas.generated.js';
+} from './session/subagent-schemas.generated.js';
 export {
   createSubagentTools,
   MAX_PARALLEL_SUBAGENTS,
@@ -91,14 +100,14 @@ export {
   SUBAGENT_TOOL_NAMES,
   type SubagentService,
   type SubagentToolsOptions,
-} from './subagent-tools.js';
-export { createSessionTools } from './create-session-tools.js';
-export { createCompressTool, countOccurrences } from './compress.js';
-export { createCreateGoalTool } from './create-goal.js';
-export { createGetGoalTool } from './get-goal.js';
-export { createPresentTool } from './present.js';
-export { createTodoWriteTool, renderTodos } from './todo-write.js';
-export { createUpdateGoalTool } from './update-goal.js';
+} from './session/subagent-tools.js';
+export { createSessionTools } from './session/create-session-tools.js';
+export { createCompressTool, countOccurrences } from './session/compress.js';
+export { createCreateGoalTool } from './session/create-goal.js';
+export { createGetGoalTool } from './session/get-goal.js';
+export { createPresentTool } from './session/present.js';
+export { createTodoWriteTool, renderTodos } from './session/todo-write.js';
+export { createUpdateGoalTool } from './session/update-goal.js';
 export {
   beginGoalRound,
   createGoal,
@@ -108,7 +117,7 @@ export {
   parseGoalRecord,
   restoredGoalState,
   updateGoal,
-} from './goal-protocol.js';
+} from './session/goal-protocol.js';
 export type {
   CompressArguments,
   CreateGoalArguments,
@@ -118,7 +127,7 @@ export type {
   TodoWriteArguments,
   TodoWriteItem,
   UpdateGoalArguments,
-} from './session-arguments.js';
+} from './session/session-arguments.js';
 export {
   compressArgumentsSchema,
   createGoalArgumentsSchema,
@@ -126,7 +135,7 @@ export {
   presentArgumentsSchema,
   todoWriteArgumentsSchema,
   updateGoalArgumentsSchema,
-} from './session-schemas.generated.js';
+} from './session/session-schemas.generated.js';
 export type {
   ConversationCompressOutcome,
   ConversationCompressRequest,
@@ -142,10 +151,10 @@ export type {
   SessionStatePort,
   TodoItem,
   TodoStatus,
-} from './session-state.js';
-export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session-state-snapshot.js';
+} from './session/session-state.js';
+export { parseSessionStateSnapshot, type SessionStateSnapshot } from './session/session-state-snapshot.js';
 export {
   SESSION_READ_ANNOTATIONS,
   SESSION_WRITE_ANNOTATIONS,
   type SessionToolsOptions,
-} from './session-tool-options.js';
+} from './session/session-tool-options.js';

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createDiscoveryTools } from '../src/index.js';
-import { callTool, errorOf, fileTools } from './file-helpers.js';
+import { callTool, errorOf, fileTools } from './files/file-helpers.js';
 
 // Finding 4 of issue 15: errors echoed the path argument (quoted, up to 160 characters). Now an
 // error names the argument and the rule; a path is shown only as the display path of something that

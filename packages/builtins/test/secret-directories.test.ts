@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createObservationStore } from '@toolhost/read-evidence';
 import { createFileTools } from '../src/index.js';
-import { call, ENGINES, failure, makeTree, okText, type Tree, toolsFor } from './grep-fixtures.js';
+import { call, ENGINES, failure, makeTree, okText, type Tree, toolsFor } from './grep/grep-fixtures.js';
 
 // Finding 3 of issue 15: a directory matching a secret pattern (`certs.key/`) is hidden by the shell
 // sandbox as a whole, but read_file, ls, glob and grep showed what is beneath it. The path policy
