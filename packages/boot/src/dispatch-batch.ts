@@ -41,6 +41,11 @@ export async function dispatchBatch(
     return done;
   };
   let index = 0;
+  // A batch of one (every `dispatch`) runs its call alone, without the scheduling below.
+  if (prepared.length === 1) {
+    finished[0] = await run(0, false);
+    index = 1;
+  }
   while (index < prepared.length) {
     const current = prepared[index] as PreparedCall;
     const parallel = current.kind === 'failed' || current.parallel;
