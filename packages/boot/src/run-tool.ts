@@ -92,6 +92,7 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   );
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
+  let stopWatching: (() => void) | undefined;
   // One promise settled by whichever comes first (not a race of two derived promises: fewer
   // promises per call).
   type First =
@@ -100,11 +101,11 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   const first = await new Promise<First>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
     onAbort = () => resolve({ kind: 'aborted' });
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal) stopWatching = watchAbort(options.signal, onAbort);
     void handler.then((result) => resolve({ kind: 'completed', result }));
   });
   clearTimeout(timer);
-  if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+  stopWatching?.();
   if (first.kind === 'completed') return { result: first.result, ending: 'completed' };
 
   const ending = first.kind;
@@ -133,6 +134,36 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     result: stopped(tool, ending, timeoutMs, late.ok ? 'succeeded' : late.error, late.output),
     ending,
     lateOutcome: late.ok ? 'succeeded' : 'failed',
+  };
+}
+
+/** The calls waiting on each cancellation signal (a session's lives as long as the session). */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `onAbort` when `signal` fires, until the returned function is called. One listener per
+ * signal, and a set entry per call: adding and removing an EventTarget listener on the session's
+ * long-lived signal for every call cost more than the set (issue 25: pipeline overhead).
+ */
+function watchAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let watchers = abortWatchers.get(signal);
+  if (!watchers) {
+    const created = new Set<() => void>();
+    watchers = created;
+    abortWatchers.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const watcher of [...created]) watcher();
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  const mine = watchers;
+  mine.add(onAbort);
+  return () => {
+    mine.delete(onAbort);
   };
 }
 
