@@ -1,9 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {
   ApprovalAnswer,
@@ -77,7 +80,18 @@ export function createMcpServer(session: Session, options: McpServerOptions): Se
   const heartbeatMs = options.heartbeatMs ?? 1_000;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered with the SDK's Protocol (which parses the request against CallToolRequestSchema once)
+  // rather than Server's override, which parses the request a second time and the result again
+  // (zod over every content block: about a tenth of a read's CPU through serve, issue 25). The
+  // result is built here by mcpCallResult, in CallToolResult's shape by construction; task-augmented
+  // calls are refused as the override refuses them (this server declares no task support).
+  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => {
+    if (request.params.task !== undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'Invalid task creation result: this server does not run tasks',
+      );
+    }
     const progressToken = request.params._meta?.progressToken;
     let lastProgress = 0;
     let toolReported = false;

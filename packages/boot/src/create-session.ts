@@ -449,12 +449,12 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     // A closed session still answers every call (ABORTED: its close signal fired); it runs nothing.
     const track = <T>(work: Promise<T>): Promise<T> => {
       inflight.add(work);
-      void work
-        .finally(() => {
-          inflight.delete(work);
-          schedulePersist();
-        })
-        .catch(() => undefined);
+      // One derived promise per call (not a finally and a catch), settled either way.
+      const settled = () => {
+        inflight.delete(work);
+        schedulePersist();
+      };
+      void work.then(settled, settled);
       return work;
     };
 
@@ -655,7 +655,10 @@ function effectiveAnnotations(
 function sessionAudit(audit: AuditLog, sessionId: string): AuditLog {
   return {
     enabled: audit.enabled,
-    emit: (type: AuditEventType, fields = {}) => audit.emit(type, { sessionId, ...fields }),
+    // Nothing is built for a host nobody audits (no file, no callback, no telemetry).
+    emit: (type: AuditEventType, fields = {}) => {
+      if (audit.enabled) audit.emit(type, { sessionId, ...fields });
+    },
     close: async () => undefined,
   };
 }

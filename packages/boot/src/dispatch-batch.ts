@@ -19,7 +19,9 @@ export async function dispatchBatch(
   options: DispatchOptions = {},
 ): Promise<BatchResult> {
   const batchId = `batch_${++context.counters.batch}`;
-  context.audit.emit('batch-received', { batchId, calls: calls.length });
+  const { audit } = context;
+  // Audit fields are built only when someone listens (here and on every step of the call).
+  if (audit.enabled) audit.emit('batch-received', { batchId, calls: calls.length });
   const prepared = calls.map((call) => prepareCall(context, call, batchId, options.traceparent));
   const finished: FinalizedCall[] = new Array(prepared.length);
   // A hook or extension that asks the loop to stop ends the turn: calls not started yet are not run.
@@ -39,6 +41,11 @@ export async function dispatchBatch(
     return done;
   };
   let index = 0;
+  // A batch of one (every `dispatch`) runs its call alone, without the scheduling below.
+  if (prepared.length === 1) {
+    finished[0] = await run(0, false);
+    index = 1;
+  }
   while (index < prepared.length) {
     const current = prepared[index] as PreparedCall;
     const parallel = current.kind === 'failed' || current.parallel;
@@ -66,20 +73,22 @@ export async function dispatchBatch(
   }
   const results = finished.map((entry) => entry.result);
   const notice = context.stormBreaker.observe(finished.map((entry) => stormOutcome(entry, entry.call)));
-  if (notice) {
-    context.audit.emit('loop-guard-noticed', {
+  if (notice && audit.enabled) {
+    audit.emit('loop-guard-noticed', {
       batchId,
       kind: notice.kind,
       count: notice.count,
       calls: calls.length,
     });
   }
-  context.audit.emit('batch-finished', {
-    batchId,
-    calls: calls.length,
-    failed: results.filter((result) => result.status === 'error').length,
-    ...(stop ? { stoppedBy: stop.by } : {}),
-  });
+  if (audit.enabled) {
+    audit.emit('batch-finished', {
+      batchId,
+      calls: calls.length,
+      failed: results.filter((result) => result.status === 'error').length,
+      ...(stop ? { stoppedBy: stop.by } : {}),
+    });
+  }
   return { results, ...(notice ? { notice: notice.text } : {}), ...(stop ? { stop } : {}) };
 }
 
@@ -217,14 +226,27 @@ function stormOutcome({ result, error }: FinalizedCall, call: PreparedCall): Sto
   };
 }
 
-/** JSON with object keys sorted at every level, so argument order does not make two calls differ. */
+/**
+ * JSON with object keys sorted at every level, so argument order does not make two calls differ.
+ * Built by concatenation (no intermediate arrays): it runs on every read and search.
+ */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) out += ',';
+      out += stableJson(value[index]);
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
+    if (index > 0) out += ',';
+    out += `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`;
+  }
+  return `${out}}`;
 }

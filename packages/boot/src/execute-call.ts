@@ -253,19 +253,21 @@ async function runCallSteps(
         }),
       });
     }
-    context.audit.emit('call-started', {
-      callId,
-      toolName: tool.name,
-      mode: tool.definition.execution.mode,
-      timeoutMs: tool.definition.execution.timeoutMs,
-      abortable: tool.definition.execution.abortable,
-    });
+    if (context.audit.enabled) {
+      context.audit.emit('call-started', {
+        callId,
+        toolName: tool.name,
+        mode: tool.definition.execution.mode,
+        timeoutMs: tool.definition.execution.timeoutMs,
+        abortable: tool.definition.execution.abortable,
+      });
+    }
     const progress = options.onProgress;
     delete scope.replacement;
     scope.mcpTargets.length = 0;
     if (tool.name === USE_CAPABILITY) scope.envelope = current.args;
     else delete scope.envelope;
-    const outcome = await executionScope.run(scope, () =>
+    const running = () =>
       runTool({
         tool: tool.definition,
         args: current.args,
@@ -277,8 +279,12 @@ async function runCallSteps(
         ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
         ...(progress ? { onProgress: (report) => progress({ ...report, callId }) } : {}),
         ...(context.onStraggler ? { onStraggler: context.onStraggler } : {}),
-      }),
-    );
+      });
+    // Only hooks read the scope at the capability proxy's seam (their PreToolUse runs there, their
+    // replacements, stops and notes come back through it, their PostToolUse needs the MCP targets):
+    // without hooks the call skips AsyncLocalStorage, whose promise hooks would otherwise tax every
+    // promise of the process from the first call on (issue 25: pipeline overhead).
+    const outcome = context.hooks ? await executionScope.run(scope, running) : await running();
     // Set by the seam while the handler ran (read through the type, not the narrowed `delete`).
     const seam: Pick<ExecutionScope, 'replacement' | 'stop'> = scope;
     if (seam.stop) return done(outcome.result, { stop: seam.stop });
@@ -440,25 +446,26 @@ export async function finalizeExecutedCall(
       : [...otherBlocks];
   const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;
   const error = result.ok ? null : result.error.toJSON();
-  audit.emit('call-finished', {
-    callId: call.callId,
-    ...(batchId ? { batchId } : {}),
-    ...(toolName ? { toolName } : {}),
-    ...(call.kind === 'ready' && call.invocation.kind === 'capability'
-      ? { capabilityId: call.invocation.capabilityId }
-      : {}),
-    status: result.ok ? 'ok' : 'error',
-    ...(error ? { code: error.code } : {}),
-    ...(!result.ok && result.error.code === 'ARGUMENT_VALIDATION' && result.error.signature
-      ? { validationId: result.error.signature }
-      : {}),
-    durationMs,
-    outputBytes: shaped.originalBytes,
-    truncated: shaped.truncated,
-    resultRef: shaped.resultRef,
-    ...(call !== proposed ? { replaced: true } : {}),
-    ...(executed.stop ? { stop: executed.stop.by } : {}),
-  });
+  if (audit.enabled)
+    audit.emit('call-finished', {
+      callId: call.callId,
+      ...(batchId ? { batchId } : {}),
+      ...(toolName ? { toolName } : {}),
+      ...(call.kind === 'ready' && call.invocation.kind === 'capability'
+        ? { capabilityId: call.invocation.capabilityId }
+        : {}),
+      status: result.ok ? 'ok' : 'error',
+      ...(error ? { code: error.code } : {}),
+      ...(!result.ok && result.error.code === 'ARGUMENT_VALIDATION' && result.error.signature
+        ? { validationId: result.error.signature }
+        : {}),
+      durationMs,
+      outputBytes: shaped.originalBytes,
+      truncated: shaped.truncated,
+      resultRef: shaped.resultRef,
+      ...(call !== proposed ? { replaced: true } : {}),
+      ...(executed.stop ? { stop: executed.stop.by } : {}),
+    });
   const details = result.output?.details;
   const dispatched: DispatchResult = {
     id: call.callId,

@@ -153,25 +153,32 @@ export async function permitCall(
     ...(subject === undefined ? {} : { subject }),
     ...(pathDenial ? { pathDenial } : {}),
   });
-  audit.emit('permission-decided', {
-    callId: input.callId,
-    toolName: facts.name,
-    ...decisionFields(decision),
-    ...(pathDenial ? { deniedArgument: pathDenial.argument } : {}),
-    paths: paths.map(({ argument, path, displayPath, access }) => ({ argument, path, displayPath, access })),
-    sandbox: context.sandbox,
-    approval: context.approval,
-    ...(planPhase ? { planPhase } : {}),
-    toolSource: facts.source,
-    group: facts.group,
-    category: facts.category,
-    ...(input.tool
-      ? {
-          pathAccess: input.tool.definition.pathAccess,
-          executionMode: input.tool.definition.execution.mode,
-        }
-      : {}),
-  });
+  if (audit.enabled) {
+    audit.emit('permission-decided', {
+      callId: input.callId,
+      toolName: facts.name,
+      ...decisionFields(decision),
+      ...(pathDenial ? { deniedArgument: pathDenial.argument } : {}),
+      paths: paths.map(({ argument, path, displayPath, access }) => ({
+        argument,
+        path,
+        displayPath,
+        access,
+      })),
+      sandbox: context.sandbox,
+      approval: context.approval,
+      ...(planPhase ? { planPhase } : {}),
+      toolSource: facts.source,
+      group: facts.group,
+      category: facts.category,
+      ...(input.tool
+        ? {
+            pathAccess: input.tool.definition.pathAccess,
+            executionMode: input.tool.definition.execution.mode,
+          }
+        : {}),
+    });
+  }
   if (decision.type === 'allow') return { decision, resolvedPaths };
   if (decision.type === 'deny') return { decision, error: denialError(decision, facts.name) };
   const asked = await askPerson(context, facts, decision, {

@@ -81,12 +81,14 @@ export function prepareCall(
   const startedAt = performance.now();
   const callId = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${++context.counters.call}`;
   const name = typeof call.name === 'string' ? call.name : '';
-  context.audit.emit('call-received', {
-    callId,
-    ...(batchId ? { batchId } : {}),
-    calledName: boundedName(name),
-    ...(traceparent !== undefined && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
-  });
+  if (context.audit.enabled) {
+    context.audit.emit('call-received', {
+      callId,
+      ...(batchId ? { batchId } : {}),
+      calledName: boundedName(name),
+      ...(traceparent !== undefined && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
+    });
+  }
   return resolveCall(context, { callId, name, arguments: call.arguments, startedAt });
 }
 
@@ -204,24 +206,28 @@ export function resolveCall(context: PipelineContext, proposal: CallProposal): P
       });
     }
   }
-  audit.emit('call-resolved', {
-    callId,
-    toolName: tool.name,
-    ok: true,
-    via,
-    ...(invocation.kind === 'capability' ? { capabilityId: invocation.capabilityId } : {}),
-    ...replaced,
-  });
+  if (audit.enabled) {
+    audit.emit('call-resolved', {
+      callId,
+      toolName: tool.name,
+      ok: true,
+      via,
+      ...(invocation.kind === 'capability' ? { capabilityId: invocation.capabilityId } : {}),
+      ...replaced,
+    });
+  }
   if (!checked.ok) return fail(checked.error, tool.name);
-  audit.emit('call-validated', {
-    callId,
-    toolName: tool.name,
-    ok: true,
-    schemaFingerprint: tool.schemaFingerprint,
-    schemaValidated: checked.value.schemaValidated,
-    ...(injected.dropped.length > 0 ? { ignoredKeys: injected.dropped } : {}),
-    ...replaced,
-  });
+  if (audit.enabled) {
+    audit.emit('call-validated', {
+      callId,
+      toolName: tool.name,
+      ok: true,
+      schemaFingerprint: tool.schemaFingerprint,
+      schemaValidated: checked.value.schemaValidated,
+      ...(injected.dropped.length > 0 ? { ignoredKeys: injected.dropped } : {}),
+      ...replaced,
+    });
+  }
   const args = checked.value.arguments;
   let parallel = tool.definition.execution.mode === 'parallel';
   if (tool.name === USE_CAPABILITY) parallel = context.capabilityCallIsParallel?.(args) ?? false;

@@ -62,11 +62,21 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   const { tool } = options;
   // setTimeout overflows above 2^31-1 ms (and would fire at once), so longer limits are clamped.
   const timeoutMs = Math.min(options.timeoutMs ?? tool.execution.timeoutMs, 2_147_483_647);
-  const controller = new AbortController();
+  // The handler's signal is made the first time the handler reads it (an AbortSignal costs a few µs,
+  // a measurable part of a small call, and many handlers never look at it); one read after the call
+  // was stopped gets a signal that has already fired with the same reason.
+  let controller: AbortController | undefined;
+  let stopReason: ToolhostError | undefined;
   const context: ToolCallContext = {
     callId: options.callId,
     toolName: tool.name,
-    signal: controller.signal,
+    get signal(): AbortSignal {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopReason) controller.abort(stopReason);
+      }
+      return controller.signal;
+    },
     invocation: options.invocation,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
@@ -82,29 +92,31 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   );
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
-  const stop = new Promise<'timeout' | 'aborted'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    onAbort = () => resolve('aborted');
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+  let stopWatching: (() => void) | undefined;
+  // One promise settled by whichever comes first (not a race of two derived promises: fewer
+  // promises per call).
+  type First =
+    | { readonly kind: 'completed'; readonly result: ToolResult }
+    | { readonly kind: 'timeout' | 'aborted' };
+  const first = await new Promise<First>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+    onAbort = () => resolve({ kind: 'aborted' });
+    if (options.signal) stopWatching = watchAbort(options.signal, onAbort);
+    void handler.then((result) => resolve({ kind: 'completed', result }));
   });
-  const first = await Promise.race([
-    handler.then((result) => ({ kind: 'completed' as const, result })),
-    stop.then((kind) => ({ kind })),
-  ]);
   clearTimeout(timer);
-  if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+  stopWatching?.();
   if (first.kind === 'completed') return { result: first.result, ending: 'completed' };
 
   const ending = first.kind;
-  controller.abort(
-    new ToolhostError({
-      code: ending === 'timeout' ? 'TIMEOUT' : 'ABORTED',
-      message:
-        ending === 'timeout'
-          ? `"${tool.name}" exceeded its ${timeoutMs} ms limit`
-          : `"${tool.name}" was cancelled`,
-    }),
-  );
+  stopReason = new ToolhostError({
+    code: ending === 'timeout' ? 'TIMEOUT' : 'ABORTED',
+    message:
+      ending === 'timeout'
+        ? `"${tool.name}" exceeded its ${timeoutMs} ms limit`
+        : `"${tool.name}" was cancelled`,
+  });
+  controller?.abort(stopReason);
   if (tool.execution.abortable) {
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise<undefined>((resolve) => {
@@ -122,6 +134,36 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
     result: stopped(tool, ending, timeoutMs, late.ok ? 'succeeded' : late.error, late.output),
     ending,
     lateOutcome: late.ok ? 'succeeded' : 'failed',
+  };
+}
+
+/** The calls waiting on each cancellation signal (a session's lives as long as the session). */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `onAbort` when `signal` fires, until the returned function is called. One listener per
+ * signal, and a set entry per call: adding and removing an EventTarget listener on the session's
+ * long-lived signal for every call cost more than the set (issue 25: pipeline overhead).
+ */
+function watchAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let watchers = abortWatchers.get(signal);
+  if (!watchers) {
+    const created = new Set<() => void>();
+    watchers = created;
+    abortWatchers.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const watcher of [...created]) watcher();
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  const mine = watchers;
+  mine.add(onAbort);
+  return () => {
+    mine.delete(onAbort);
   };
 }
 

@@ -104,24 +104,30 @@ export function createStormBreaker(options: StormBreakerOptions = {}): StormBrea
   let failedCount = 0;
   let blockedCount = 0;
   let blockedSignatures: string[] = [];
-  let repeatedKey: readonly (string | undefined)[] | undefined;
+  // Tool, arguments and output of each call of the previous batch, compared part by part (built
+  // by a plain loop: it runs on every batch, issue 25).
+  let repeatedKey: (string | undefined)[] | undefined;
   let repeatedCount = 0;
 
   /** The repeated-call guard: consecutive identical batches, outputs included; other work resets it. */
   const observeRepeat = (batch: readonly StormOutcome[]): StormNotice | undefined => {
-    const key = batch.flatMap((outcome) => [outcome.toolName, outcome.argumentsKey, outcome.output]);
-    const comparable = batch.every(
-      (outcome) => outcome.argumentsKey !== undefined && outcome.output !== undefined,
-    );
+    const key: (string | undefined)[] = new Array(batch.length * 3);
+    let comparable = true;
+    for (let index = 0; index < batch.length; index++) {
+      const outcome = batch[index] as StormOutcome;
+      if (outcome.argumentsKey === undefined || outcome.output === undefined) comparable = false;
+      key[index * 3] = outcome.toolName;
+      key[index * 3 + 1] = outcome.argumentsKey;
+      key[index * 3 + 2] = outcome.output;
+    }
     if (!comparable) {
       repeatedKey = undefined;
       repeatedCount = 0;
       return undefined;
     }
-    const same =
-      repeatedKey !== undefined &&
-      repeatedKey.length === key.length &&
-      repeatedKey.every((part, index) => part === key[index]);
+    const previous = repeatedKey;
+    let same = previous !== undefined && previous.length === key.length;
+    for (let index = 0; same && index < key.length; index++) same = previous![index] === key[index];
     repeatedCount = same ? repeatedCount + 1 : 1;
     repeatedKey = key;
     if (repeatedCount < repeatThreshold) return undefined;

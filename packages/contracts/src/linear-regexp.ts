@@ -1,5 +1,19 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { errorMessage } from './error-message.js';
+
+let re2js: typeof RE2JS | undefined;
+
+/**
+ * Loads RE2JS on the first pattern compiled. It is 260 KB of JavaScript, which every process that
+ * compiles no pattern (`toolhost tools`, most `serve` sessions) would otherwise parse at start-up
+ * (issue 25: cold start); it ships a CommonJS build, so a synchronous require keeps compiling
+ * synchronous.
+ */
+function loadRe2js(): typeof RE2JS {
+  re2js ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
+  return re2js;
+}
 
 // Model-supplied regular expressions (job_output filters, `pattern` keywords of third-party schemas
 // checked against model-supplied values) must never run on V8's backtracking engine on the main
@@ -82,7 +96,7 @@ export function compileLinearRegExp(source: string, flags = ''): CompileLinearRe
   }
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(translated);
+    compiled = loadRe2js().compile(translated);
   } catch (error) {
     const detail =
       error instanceof Error && 'error' in error ? String(error.error) : 'the pattern is too large';

@@ -216,6 +216,9 @@ function configuredRoots(options: PathPolicyOptions): string[] {
   return [...new Set(roots)];
 }
 
+/** How many allowed decisions a policy remembers (then it starts again). */
+const DECISION_CACHE_SIZE = 1024;
+
 /**
  * Creates a path policy: path resolution and confinement on real paths.
  *
@@ -307,7 +310,34 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
    * `subject` names the path in messages; an existing path inside the roots is shown by its bounded
    * display path where that helps (a protected file), never an outside or a secret one (PP-MSG-1).
    */
+  // The decision on a path is a pure function of the strings and this policy's fixed roots and
+  // patterns (no file system access), so the display paths of allowed paths are remembered: a path
+  // the session keeps using is located and matched once, not on every call (issue 25). Bounded; a
+  // refused path is never remembered, so every refusal is decided (and worded) afresh.
+  const allowedDisplay = new Map<string, string>();
+
   function decide(
+    realPath: string,
+    lexicalPath: string | undefined,
+    access: PathAccess,
+    subject: string,
+    exists: boolean,
+  ): ResolvePathResult {
+    const key =
+      lexicalPath === undefined || lexicalPath === realPath
+        ? `${access}\u0000${realPath}`
+        : `${access}\u0000${realPath}\u0000${lexicalPath}`;
+    const known = allowedDisplay.get(key);
+    if (known !== undefined) return { ok: true, path: realPath, displayPath: known, exists };
+    const decision = decideAfresh(realPath, lexicalPath, access, subject, exists);
+    if (decision.ok) {
+      if (allowedDisplay.size >= DECISION_CACHE_SIZE) allowedDisplay.clear();
+      allowedDisplay.set(key, decision.displayPath);
+    }
+    return decision;
+  }
+
+  function decideAfresh(
     realPath: string,
     lexicalPath: string | undefined,
     access: PathAccess,

@@ -1,4 +1,15 @@
-import { diffArrays } from 'diff';
+import { createRequire } from 'node:module';
+
+/**
+ * The diff library, loaded on the first diff (issue 25: cold start; its ES build is 19 modules that
+ * every toolhost process would otherwise resolve and parse at start-up, while most never diff). It
+ * ships a CommonJS build, so a synchronous require keeps the caller synchronous.
+ */
+let diffLibrary: typeof import('diff') | undefined;
+function loadDiff(): typeof import('diff') {
+  diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff');
+  return diffLibrary;
+}
 
 /** A range of lines that differ, numbered 1-based in the newer text. */
 export interface ChangedLineRange {
@@ -27,7 +38,7 @@ function splitLines(text: string): string[] {
  * the difference is too large to compute quickly (more than 5 000 changed lines or 200 ms).
  */
 export function changedLineRanges(older: string, newer: string): ChangedLineRange[] | undefined {
-  const changes = diffArrays(splitLines(older), splitLines(newer), {
+  const changes = loadDiff().diffArrays(splitLines(older), splitLines(newer), {
     maxEditLength: MAX_DIFF_EDIT_LENGTH,
     timeout: DIFF_TIMEOUT_MS,
   });

@@ -52,7 +52,15 @@ const LOCAL_FILE_SYSTEMS = new Set([
 const remoteDevices = new Set<number>();
 /** Block devices found local: asked once (see {@link isLocalFileSystem}). */
 const localBlockDevices = new Set<number>();
+/** Anonymous devices found local, and until when (`performance.now()`) that answer is trusted. */
+const localDevices = new Map<number, number>();
 const DEVICES_KEPT = 1024;
+/**
+ * How long a local answer for an anonymous device is trusted, in ms. A device number is reused only
+ * after its file system was unmounted; within this window a remote mount that took it over would have
+ * at most its reads of this window done on the event loop (correct, but blocking), never read wrongly.
+ */
+const LOCAL_ANSWER_MS = 1_000;
 
 /**
  * Whether a `st_dev` is a block device's number (a major number other than 0). Linux gives every
@@ -67,15 +75,18 @@ export function isBlockDeviceNumber(device: number): boolean {
  * Whether the file at `path` (on device `device`) sits on a local file system where the fast path
  * may block the event loop for a few microseconds. Linux only: elsewhere there is no portable way to
  * tell a network mount from a local disk, so the answer is false. Remote answers are cached per
- * device. A local answer is cached only for a block device (ext4 or xfs on a disk, say): only file
- * systems on that block device can ever carry its number, never a network mount, so the per-read
- * `statfs` (a path walk, several microseconds under load, a tenth of a small read) is saved where it
- * is safe. Anonymous devices (tmpfs, overlayfs, ...) are asked on every read, so a device number
- * reused by a later remote mount is never mistaken for local.
+ * device. A local answer is cached for good only for a block device (ext4 or xfs on a disk, say):
+ * only file systems on that block device can ever carry its number, never a network mount. For an
+ * anonymous device (tmpfs, overlayfs, ...) a local answer is kept for {@link LOCAL_ANSWER_MS}, so a
+ * device number reused by a later remote mount is taken for local at most that long (issue 25: one
+ * `statfs` per read, a path walk of several microseconds under load, was a tenth of a small read).
  */
 export function isLocalFileSystem(path: string, device: number): boolean {
   if (process.platform !== 'linux' || remoteDevices.has(device)) return false;
   if (localBlockDevices.has(device)) return true;
+  const now = performance.now();
+  const trustedUntil = localDevices.get(device);
+  if (trustedUntil !== undefined && now < trustedUntil) return true;
   let type: number;
   try {
     type = statfsSync(path).type >>> 0;
@@ -86,9 +97,13 @@ export function isLocalFileSystem(path: string, device: number): boolean {
     if (isBlockDeviceNumber(device)) {
       if (localBlockDevices.size >= DEVICES_KEPT) localBlockDevices.clear();
       localBlockDevices.add(device);
+    } else {
+      if (localDevices.size >= DEVICES_KEPT) localDevices.clear();
+      localDevices.set(device, now + LOCAL_ANSWER_MS);
     }
     return true;
   }
+  localDevices.delete(device);
   if (remoteDevices.size >= DEVICES_KEPT) remoteDevices.clear();
   remoteDevices.add(device);
   return false;

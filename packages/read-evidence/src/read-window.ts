@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import iconv from 'iconv-lite';
 import { type EvidenceResult, evidenceFailure, fsErrorToEvidence } from './errors.js';
 import {
   DEFAULT_CONTENT_LIMIT,
@@ -10,7 +9,13 @@ import {
 } from './file-version.js';
 import { DEFAULT_SYNC_READ_LIMIT, readSmallFileSync } from './read-small-file.js';
 import { confirmUnchangedWhileRead, openRegularFile } from './read-snapshot.js';
-import { bomLength, detectTextEncoding, ENCODING_SAMPLE_BYTES, type TextEncoding } from './text-codec.js';
+import {
+  bomLength,
+  detectTextEncoding,
+  ENCODING_SAMPLE_BYTES,
+  iconv,
+  type TextEncoding,
+} from './text-codec.js';
 import { WindowScanner } from './window-scanner.js';
 
 /** Default number of lines in a window (2000). */
@@ -288,7 +293,7 @@ async function scanChunks(
     transcoder ? Buffer.from(transcoder.decode(bytes, { stream: !end }), 'utf8') : bytes;
   const decode = (bytes: Buffer): string => {
     if (transcoder || encoding.name === 'utf-8') return bytes.toString('utf8');
-    return iconv.decode(bytes, encoding.name, { stripBOM: false });
+    return iconv().decode(bytes, encoding.name, { stripBOM: false });
   };
 
   const first = toScanBytes(

@@ -1,8 +1,27 @@
 import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
 import { incompleteUtf8Tail } from '@toolhost/internal';
-import chardet from 'chardet';
-import iconv from 'iconv-lite';
+import type chardetModule from 'chardet';
+import type iconvModule from 'iconv-lite';
 import { type EvidenceResult, evidenceFailure } from './errors.js';
+
+// chardet and iconv-lite are needed only for text that is not UTF-8, so they are loaded on first
+// use (issue 25: cold start; every toolhost process parsed them at start-up). Both are CommonJS: a
+// synchronous require keeps detection and decoding synchronous.
+const requireHere = createRequire(import.meta.url);
+let chardetLibrary: typeof chardetModule | undefined;
+let iconvLibrary: typeof iconvModule | undefined;
+
+function chardet(): typeof chardetModule {
+  chardetLibrary ??= requireHere('chardet') as typeof chardetModule;
+  return chardetLibrary;
+}
+
+/** iconv-lite, loaded on first use (the decoders of non-UTF-8 text). */
+export function iconv(): typeof iconvModule {
+  iconvLibrary ??= requireHere('iconv-lite') as typeof iconvModule;
+  return iconvLibrary;
+}
 
 /** Binary sniffing looks at this many leading bytes (8 KiB) for a NUL byte. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -92,10 +111,10 @@ export function detectTextEncoding(
   if (isValidUtf8(sample, options.complete) || isMostlyUtf8(sample))
     return { ok: true, value: { name: 'utf-8', bom: false } };
 
-  const detected = chardet.detect(sample)?.toLowerCase();
+  const detected = chardet().detect(sample)?.toLowerCase();
   if (detected === 'utf-16le' || detected === 'utf-16be')
     return { ok: true, value: { name: detected, bom: false } };
-  if (detected && detected !== 'utf-8' && !detected.startsWith('utf-32') && iconv.encodingExists(detected))
+  if (detected && detected !== 'utf-8' && !detected.startsWith('utf-32') && iconv().encodingExists(detected))
     return { ok: true, value: { name: detected, bom: false } };
   if (detected === 'utf-8') return { ok: true, value: { name: 'utf-8', bom: false } };
   return evidenceFailure(
@@ -174,7 +193,7 @@ export function decodeWithEncoding(bytes: Uint8Array, encoding: TextEncoding): s
     case 'utf-16be':
       return new TextDecoder(encoding.name, { ignoreBOM: true }).decode(body);
     default:
-      return iconv.decode(buffer, encoding.name, { stripBOM: false });
+      return iconv().decode(buffer, encoding.name, { stripBOM: false });
   }
 }
 
@@ -259,10 +278,10 @@ export function encodeText(text: string, encoding: TextEncoding): EvidenceResult
       body = Buffer.from(text, 'utf16le').swap16();
       return { ok: true, value: encoding.bom ? Buffer.concat([Buffer.from([0xfe, 0xff]), body]) : body };
     default: {
-      if (!iconv.encodingExists(encoding.name))
+      if (!iconv().encodingExists(encoding.name))
         return evidenceFailure('FILE_UNSUPPORTED', `the encoding ${encoding.name} is not supported`);
-      body = iconv.encode(text, encoding.name, { addBOM: false });
-      if (iconv.decode(body, encoding.name, { stripBOM: false }) !== text)
+      body = iconv().encode(text, encoding.name, { addBOM: false });
+      if (iconv().decode(body, encoding.name, { stripBOM: false }) !== text)
         return evidenceFailure(
           'FILE_UNSUPPORTED',
           `the new text has characters that the file's encoding (${encoding.name}) cannot represent`,

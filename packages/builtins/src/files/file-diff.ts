@@ -1,6 +1,17 @@
 import { convertLineEndings } from '@toolhost/read-evidence';
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
 import { countLineBreaks } from './text-lines.js';
+
+/**
+ * The diff library, loaded on the first diff (issue 25: cold start; its ES build is 19 modules that
+ * every toolhost process would otherwise resolve and parse at start-up, while most never diff). It
+ * ships a CommonJS build, so a synchronous require keeps the caller synchronous.
+ */
+let diffLibrary: typeof import('diff') | undefined;
+function loadDiff(): typeof import('diff') {
+  diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff');
+  return diffLibrary;
+}
 
 /** Options of {@link formatUnifiedDiff}. */
 export interface FormatUnifiedDiffOptions {
@@ -87,7 +98,7 @@ export function formatUnifiedDiff(options: FormatUnifiedDiffOptions): UnifiedDif
   const header = `--- a/${options.displayPath}\n+++ b/${options.displayPath}\n`;
   if (oldExcerptEnd - excerptStart > MAX_EXCERPT_CHARS || newExcerptEnd - excerptStart > MAX_EXCERPT_CHARS)
     return { changeLine, text: `${header}(diff not shown: the changes span too much of the file)\n` };
-  const patch = structuredPatch(
+  const patch = loadDiff().structuredPatch(
     'a',
     'b',
     convertLineEndings(oldText.slice(excerptStart, oldExcerptEnd), 'lf'),
