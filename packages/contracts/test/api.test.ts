@@ -1,0 +1,4 @@
+import path from 'node:path';
+import { describeApiGate } from '../../../scripts/api-gate.js';
+
+describeApiGate(path.resolve(import.meta.dirname, '..'));
