@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { errorMessage } from './error-message.js';
-
-let re2js: typeof RE2JS | undefined;
+import { lazyRequire } from '@toolhost/internal';
 
 /**
  * Loads RE2JS on the first pattern compiled. It is 260 KB of JavaScript, which every process that
@@ -10,9 +8,9 @@ let re2js: typeof RE2JS | undefined;
  * (issue 25: cold start); it ships a CommonJS build, so a synchronous require keeps compiling
  * synchronous.
  */
+const re2jsModule = lazyRequire<{ RE2JS: typeof RE2JS }>(import.meta.url, 're2js');
 function loadRe2js(): typeof RE2JS {
-  re2js ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
-  return re2js;
+  return re2jsModule().RE2JS;
 }
 
 // Model-supplied regular expressions (job_output filters, `pattern` keywords of third-party schemas

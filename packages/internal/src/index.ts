@@ -5,6 +5,7 @@
 export { type AtomicWriteOptions, writeFileAtomicSync } from './atomic-write.js';
 export { errorMessage } from './error-message.js';
 export { isJsonObject, isObject, type JsonObject, type JsonValue } from './json.js';
+export { lazyRequire } from './lazy-require.js';
 export { processStartTime } from './process-start-time.js';
 export {
   SCHEMA_ARRAY_KEYWORDS,

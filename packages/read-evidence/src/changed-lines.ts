@@ -1,15 +1,11 @@
-import { createRequire } from 'node:module';
+import { lazyRequire } from '@toolhost/internal';
 
 /**
  * The diff library, loaded on the first diff (issue 25: cold start; its ES build is 19 modules that
  * every toolhost process would otherwise resolve and parse at start-up, while most never diff). It
  * ships a CommonJS build, so a synchronous require keeps the caller synchronous.
  */
-let diffLibrary: typeof import('diff') | undefined;
-function loadDiff(): typeof import('diff') {
-  diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff');
-  return diffLibrary;
-}
+const loadDiff = lazyRequire<typeof import('diff')>(import.meta.url, 'diff');
 
 /** A range of lines that differ, numbered 1-based in the newer text. */
 export interface ChangedLineRange {

@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createRequire } from 'node:module';
-import { incompleteUtf8Tail } from '@toolhost/internal';
+import { incompleteUtf8Tail, lazyRequire } from '@toolhost/internal';
 import type chardetModule from 'chardet';
 import type iconvModule from 'iconv-lite';
 import { type EvidenceResult, evidenceFailure } from './errors.js';
@@ -8,20 +7,10 @@ import { type EvidenceResult, evidenceFailure } from './errors.js';
 // chardet and iconv-lite are needed only for text that is not UTF-8, so they are loaded on first
 // use (issue 25: cold start; every toolhost process parsed them at start-up). Both are CommonJS: a
 // synchronous require keeps detection and decoding synchronous.
-const requireHere = createRequire(import.meta.url);
-let chardetLibrary: typeof chardetModule | undefined;
-let iconvLibrary: typeof iconvModule | undefined;
-
-function chardet(): typeof chardetModule {
-  chardetLibrary ??= requireHere('chardet') as typeof chardetModule;
-  return chardetLibrary;
-}
+const chardet = lazyRequire<typeof chardetModule>(import.meta.url, 'chardet');
 
 /** iconv-lite, loaded on first use (the decoders of non-UTF-8 text). */
-export function iconv(): typeof iconvModule {
-  iconvLibrary ??= requireHere('iconv-lite') as typeof iconvModule;
-  return iconvLibrary;
-}
+export const iconv = lazyRequire<typeof iconvModule>(import.meta.url, 'iconv-lite');
 
 /** Binary sniffing looks at this many leading bytes (8 KiB) for a NUL byte. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;

@@ -1,5 +1,5 @@
 import { convertLineEndings } from '@toolhost/read-evidence';
-import { createRequire } from 'node:module';
+import { lazyRequire } from '@toolhost/internal';
 import { countLineBreaks } from './text-lines.js';
 
 /**
@@ -7,11 +7,7 @@ import { countLineBreaks } from './text-lines.js';
  * every toolhost process would otherwise resolve and parse at start-up, while most never diff). It
  * ships a CommonJS build, so a synchronous require keeps the caller synchronous.
  */
-let diffLibrary: typeof import('diff') | undefined;
-function loadDiff(): typeof import('diff') {
-  diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff');
-  return diffLibrary;
-}
+const loadDiff = lazyRequire<typeof import('diff')>(import.meta.url, 'diff');
 
 /** Options of {@link formatUnifiedDiff}. */
 export interface FormatUnifiedDiffOptions {
