@@ -8,7 +8,7 @@ declare global {
 
 describe('lazyRequire', () => {
   it('INT-LAZY-1: loads nothing until the first call, then the module once, resolved from the caller', async () => {
-    const { from } = (await import('./fixtures/lazy/caller.js')) as { from: string };
+    const { from } = await import('./fixtures/lazy/caller.js');
     globalThis.__lazyRequireLoads = 0;
     const counted = lazyRequire<{ answer: number }>(from, './counted.cjs');
     assert.equal(globalThis.__lazyRequireLoads, 0, 'nothing is loaded when the getter is made');
