@@ -31,7 +31,12 @@ import {
 } from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
-import { believedMcpHints, capabilityRefusal, strictReadOnlyRefusal } from './capability-refusal.js';
+import {
+  believedMcpHints,
+  capabilityRefusal,
+  capabilityRefused,
+  strictReadOnlyRefusal,
+} from './capability-refusal.js';
 import { executionScope } from './call-interceptors.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
@@ -320,6 +325,12 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           },
           call,
         ),
+      refuses: (target) =>
+        capabilityRefused(context as PipelineContext, target, {
+          sandbox: policy.sandbox,
+          untrustedServers: host.untrustedServers,
+          readOnlyStrict: start.readOnlyStrict,
+        }),
       resultStore,
     });
     disposers.push(() => proxy.close());
