@@ -20,16 +20,29 @@ const MOST_PERMISSIVE_HINTS: ToolAnnotations = Object.freeze({
 });
 
 /**
+ * The eight answers {@link believedMcpHints} can give for an untrusted server, built once (frozen,
+ * keys in the same order as ever): `list` asks about every cached tool of every server, and building
+ * a fresh object per tool was a tenth of a cold list (issue 25 target 6).
+ */
+const UNTRUSTED_HINTS: readonly ToolAnnotations[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({
+    ...(bits & 1 ? { readOnly: false } : {}),
+    ...(bits & 2 ? { destructive: true } : {}),
+    ...(bits & 4 ? { openWorld: true } : {}),
+  }),
+);
+
+/**
  * The hints the permission step believes for an MCP tool: all of them from a trusted server, from
  * any other only the ones that make a call riskier (a claim of safety is not evidence).
  */
 export function believedMcpHints(claimed: ToolAnnotations, trusted: boolean): ToolAnnotations {
   if (trusted) return claimed;
-  return {
-    ...(claimed.readOnly === false ? { readOnly: false } : {}),
-    ...(claimed.destructive === true ? { destructive: true } : {}),
-    ...(claimed.openWorld === true ? { openWorld: true } : {}),
-  };
+  return UNTRUSTED_HINTS[
+    (claimed.readOnly === false ? 1 : 0) |
+      (claimed.destructive === true ? 2 : 0) |
+      (claimed.openWorld === true ? 4 : 0)
+  ]!;
 }
 
 /** Why a strict read-only session refuses an MCP tool that is not trusted to be read-only. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ToolhostError } from '@toolhost/contracts';
 import {
+  type CapabilityPolicyTarget,
   createCapabilityProxy,
   type McpServersConfig,
   parseMcpServers,
@@ -297,7 +298,7 @@ describe('the schema cache (a hint, never a gate)', () => {
       schemaCachePath(stateDir, server),
       JSON.stringify({ version: 1, key: server.cacheKey, server: server.name, tools }),
     );
-    const mayWrite = (target: { kind: string; annotations?: { readOnly?: boolean } }) =>
+    const mayWrite = (target: CapabilityPolicyTarget) =>
       target.kind === 'mcp-tool' && target.annotations?.readOnly !== true;
     let errorsBuilt = 0;
     let questions = 0;
