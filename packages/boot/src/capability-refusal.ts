@@ -20,23 +20,41 @@ const MOST_PERMISSIVE_HINTS: ToolAnnotations = Object.freeze({
 });
 
 /**
+ * The eight answers {@link believedMcpHints} can give for an untrusted server, built once (frozen,
+ * keys in the same order as ever): `list` asks about every cached tool of every server, and building
+ * a fresh object per tool was a tenth of a cold list (issue 25 target 6).
+ */
+const UNTRUSTED_HINTS: readonly ToolAnnotations[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({
+    ...(bits & 1 ? { readOnly: false } : {}),
+    ...(bits & 2 ? { destructive: true } : {}),
+    ...(bits & 4 ? { openWorld: true } : {}),
+  }),
+);
+
+/**
  * The hints the permission step believes for an MCP tool: all of them from a trusted server, from
  * any other only the ones that make a call riskier (a claim of safety is not evidence).
  */
 export function believedMcpHints(claimed: ToolAnnotations, trusted: boolean): ToolAnnotations {
   if (trusted) return claimed;
-  return {
-    ...(claimed.readOnly === false ? { readOnly: false } : {}),
-    ...(claimed.destructive === true ? { destructive: true } : {}),
-    ...(claimed.openWorld === true ? { openWorld: true } : {}),
-  };
+  return UNTRUSTED_HINTS[
+    (claimed.readOnly === false ? 1 : 0) |
+      (claimed.destructive === true ? 2 : 0) |
+      (claimed.openWorld === true ? 4 : 0)
+  ]!;
+}
+
+/** Why a strict read-only session refuses an MCP tool that is not trusted to be read-only. */
+function strictReadOnlyMessage(toolName: string): string {
+  return `"${toolName}" is not declared read-only by a trusted server, and this read-only session runs only read-only tools`;
 }
 
 /** The refusal of a strict read-only session for an MCP tool that is not trusted to be read-only. */
 export function strictReadOnlyRefusal(toolName: string): ToolhostError {
   return new ToolhostError({
     code: 'PERMISSION_DENIED',
-    message: `"${toolName}" is not declared read-only by a trusted server, and this read-only session runs only read-only tools`,
+    message: strictReadOnlyMessage(toolName),
     recovery: 'leave it to a session that may write, or use a read-only capability',
     details: { toolName, decisionSource: 'sandbox', remoteDispatched: false },
   });
@@ -56,6 +74,64 @@ function denial(decision: Extract<PermissionDecision, { type: 'deny' }>, toolNam
   });
 }
 
+/** The decision {@link capabilityRefusal} and {@link capabilityRefused} share, with no error built. */
+interface CapabilityVerdict {
+  readonly decision: PermissionDecision;
+  readonly toolName: string;
+  /** The refusal is a strict read-only session's (its own error text and recovery). */
+  readonly strict: boolean;
+}
+
+function capabilityVerdict(
+  context: PipelineContext,
+  target: CapabilityPolicyTarget,
+  session: CapabilitySessionPolicy,
+): CapabilityVerdict {
+  if (target.kind === 'tool') {
+    const facts = toolFacts(target.tool);
+    const decision = decidePermission({
+      tool: facts,
+      sandbox: context.sandbox,
+      approval: context.approval,
+      rules: context.rules,
+    });
+    return { decision, toolName: facts.name, strict: false };
+  }
+  const fromProject = session.untrustedServers.has(target.server);
+  const trustedHints = target.annotationsTrusted && !fromProject;
+  const annotations =
+    target.annotations === undefined
+      ? trustedHints
+        ? MOST_PERMISSIVE_HINTS
+        : believedMcpHints(MOST_PERMISSIVE_HINTS, false)
+      : believedMcpHints(target.annotations, trustedHints);
+  if (session.readOnlyStrict && !(annotations.readOnly === true && annotations.destructive !== true)) {
+    return {
+      decision: {
+        type: 'deny',
+        source: 'sandbox',
+        code: 'PERMISSION_DENIED',
+        reason: strictReadOnlyMessage(target.toolName),
+      },
+      toolName: target.toolName,
+      strict: true,
+    };
+  }
+  const decision = decidePermission({
+    tool: {
+      name: target.toolName,
+      source: 'mcp',
+      group: 'utility_builtins',
+      category: annotations.readOnly === true ? 'read' : 'utility',
+      annotations,
+    },
+    sandbox: context.sandbox,
+    approval: context.approval,
+    rules: context.rules,
+  });
+  return { decision, toolName: target.toolName, strict: false };
+}
+
 /**
  * What a session refuses about a capability whatever anyone answers, decided from its sandbox and
  * configured rules alone (pure: no prompt, no process, no path resolution): the capability proxy
@@ -71,48 +147,13 @@ export function capabilityRefusal(
   session: CapabilitySessionPolicy,
   call?: { readonly callId: string },
 ): ToolhostError | undefined {
-  if (target.kind === 'tool') {
-    const facts = toolFacts(target.tool);
-    const decision = decidePermission({
-      tool: facts,
-      sandbox: context.sandbox,
-      approval: context.approval,
-      rules: context.rules,
-    });
-    return decision.type === 'deny' ? denial(decision, facts.name) : undefined;
-  }
-  const fromProject = session.untrustedServers.has(target.server);
-  const trustedHints = target.annotationsTrusted && !fromProject;
-  const annotations =
-    target.annotations === undefined
-      ? trustedHints
-        ? MOST_PERMISSIVE_HINTS
-        : believedMcpHints(MOST_PERMISSIVE_HINTS, false)
-      : believedMcpHints(target.annotations, trustedHints);
-  let decision: PermissionDecision;
-  let refusal: ToolhostError | undefined;
-  if (session.readOnlyStrict && !(annotations.readOnly === true && annotations.destructive !== true)) {
-    refusal = strictReadOnlyRefusal(target.toolName);
-    decision = { type: 'deny', source: 'sandbox', code: 'PERMISSION_DENIED', reason: refusal.message };
-  } else {
-    decision = decidePermission({
-      tool: {
-        name: target.toolName,
-        source: 'mcp',
-        group: 'utility_builtins',
-        category: annotations.readOnly === true ? 'read' : 'utility',
-        annotations,
-      },
-      sandbox: context.sandbox,
-      approval: context.approval,
-      rules: context.rules,
-    });
-    if (decision.type === 'deny') refusal = denial(decision, target.toolName);
-  }
-  if (refusal && call) {
+  const { decision, toolName, strict } = capabilityVerdict(context, target, session);
+  if (decision.type !== 'deny') return undefined;
+  const refusal = strict ? strictReadOnlyRefusal(toolName) : denial(decision, toolName);
+  if (call && target.kind !== 'tool') {
     context.audit.emit('permission-decided', {
       callId: call.callId,
-      toolName: target.toolName,
+      toolName,
       ...decisionFields(decision),
       phase: 'before-connect',
       sandbox: context.sandbox,
@@ -121,4 +162,17 @@ export function capabilityRefusal(
     });
   }
   return refusal;
+}
+
+/**
+ * Whether {@link capabilityRefusal} refuses a target, without building its error: what `list` and
+ * `search` ask about every tool of every server (600 cached tools for 50 servers), where an error
+ * object per refused tool cost more than the rest of a cold list (issue 25, target 6).
+ */
+export function capabilityRefused(
+  context: PipelineContext,
+  target: CapabilityPolicyTarget,
+  session: CapabilitySessionPolicy,
+): boolean {
+  return capabilityVerdict(context, target, session).decision.type === 'deny';
 }

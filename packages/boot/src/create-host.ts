@@ -59,6 +59,7 @@ import {
   newSessionId,
   pruneSessions,
   readSessionSnapshot,
+  refuseIfSessionDirOpen,
   sessionDir,
 } from './session-store.js';
 import type {
@@ -452,6 +453,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         });
       }
       if (stored === undefined) {
+        // Open and not yet written (a new session's first snapshot waits for a state change).
+        refuseIfSessionDirOpen(sessionDir(stateDir, id), id);
         throw new ToolhostError({
           code: 'SESSION_NOT_FOUND',
           message: `no session ${id} exists in this project`,

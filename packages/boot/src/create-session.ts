@@ -31,7 +31,12 @@ import {
 } from '@toolhost/jobs';
 import { createObservationStore, type ObservationStore } from '@toolhost/read-evidence';
 import type { AuditEventType, AuditLog } from './audit-log.js';
-import { believedMcpHints, capabilityRefusal, strictReadOnlyRefusal } from './capability-refusal.js';
+import {
+  believedMcpHints,
+  capabilityRefusal,
+  capabilityRefused,
+  strictReadOnlyRefusal,
+} from './capability-refusal.js';
 import { executionScope } from './call-interceptors.js';
 import { type ApprovalPolicy, type SandboxMode, sandboxDenial } from './decide-permission.js';
 import { authorizeTarget, dispatchBatch, dispatchCall } from './dispatch-batch.js';
@@ -320,6 +325,12 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
           },
           call,
         ),
+      refuses: (target) =>
+        capabilityRefused(context as PipelineContext, target, {
+          sandbox: policy.sandbox,
+          untrustedServers: host.untrustedServers,
+          readOnlyStrict: start.readOnlyStrict,
+        }),
       resultStore,
     });
     disposers.push(() => proxy.close());
@@ -419,8 +430,8 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
     });
     // What the last write held apart from its time: a busy session whose state did not change (reads
     // of files it already observed) skips the timer's rewrite, which is a synchronous fsync and
-    // rename on the event loop (issue 25: about 3% of a read through serve). Opening and closing
-    // always write.
+    // rename on the event loop (issue 25: about 3% of a read through serve). Closing
+    // (and resuming) always write.
     let persisted: string | undefined;
     const persistNow = (onlyIfChanged = false) => {
       if (!start.persist) return;
@@ -467,7 +478,11 @@ export function createSession(host: SessionHost, start: SessionStart): Session {
       persistent: start.persist,
       ...(start.restore ? { observations: start.restore.observations.entries.length } : {}),
     });
-    persistNow();
+    // A new session's first snapshot waits for its first state change (the timer after its first
+    // call) or its close: at open it holds nothing a resume could use, and writing it (a temporary
+    // file, fsync, rename) was most of a new Host's first call (issue 25 target 6). A resumed session
+    // is written at once, in this version's format.
+    if (start.restore) persistNow();
 
     // SessionStart hooks run as the session opens; its first calls wait for them, and what they add
     // goes to the model with the first notes.

@@ -103,6 +103,17 @@ function ownerAlive(owner: OwnerRecord): boolean {
 const openInProcess = new Set<string>();
 
 /**
+ * Refuses with `SESSION_IN_USE` when a session directory is open in this process or claimed by
+ * another live one. For a session that has no snapshot yet (a new session writes its first one at its
+ * first state change): it exists, and is open, rather than not found.
+ */
+export function refuseIfSessionDirOpen(dir: string, id: string): void {
+  if (openInProcess.has(dir)) throw sessionInUse(id);
+  const owner = readOwner(join(dir, OWNER_FILE));
+  if (owner && owner.pid !== process.pid && ownerAlive(owner)) throw sessionInUse(id);
+}
+
+/**
  * Marks a session directory as owned by this process (an `owner.json` with pid and start time).
  * Refuses with `SESSION_IN_USE` when this process or another live one has it open; the claim of a
  * process that is gone is taken over. Returns the release function.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createHost, type Host } from '../src/index.js';
@@ -51,5 +51,28 @@ describe('session snapshot', () => {
     await pastSnapshotTimer();
     assert.notEqual(snapshotInode(session.dir), first);
     assert.match(readFileSync(join(session.dir, 'snapshot.json'), 'utf8'), /b\.txt/);
+  });
+
+  it('of a new session is written at its first state change, not at open, and still found without a close (issue 25 target 6)', async () => {
+    writeFileSync(join(root.dir, 'a.txt'), 'one\n');
+    const host = await createHost({ root: root.dir, config: false });
+    hosts.push(host);
+    const session = await host.openSession();
+    const file = join(session.dir, 'snapshot.json');
+    assert.equal(existsSync(file), false, 'the new session wrote a snapshot before anything happened');
+    const result = await session.dispatch({ name: 'read_file', arguments: { path: 'a.txt' } });
+    assert.equal(result.status, 'ok', result.output);
+    await pastSnapshotTimer();
+    // No close: what a process that dies now leaves behind.
+    const onDisk = JSON.parse(readFileSync(file, 'utf8')) as { id: string; observations: unknown };
+    assert.equal(onDisk.id, session.id);
+    assert.match(JSON.stringify(onDisk.observations), /a\.txt/);
+    // A session closed without any call is written by its close, and resumable.
+    const idle = await host.openSession();
+    assert.equal(existsSync(join(idle.dir, 'snapshot.json')), false);
+    await idle.close();
+    const resumed = await host.resumeSession(idle.id);
+    assert.equal(resumed.id, idle.id);
+    await resumed.close();
   });
 });

@@ -84,7 +84,11 @@ export function mcpPermissionName(server: string, tool?: string): string {
     : `mcp__${safePart(server)}__${safePart(tool)}`;
 }
 
+// The common case, tested without building a replaced copy (a cold list names every cached tool).
+const SAFE_PART = /^[A-Za-z0-9_-]*$/;
+
 function safePart(part: string): string {
+  if (SAFE_PART.test(part)) return part;
   const safe = part.replace(/[^A-Za-z0-9_-]/g, '_');
   if (safe === part) return part;
   return `${safe}_${createHash('sha256').update(part, 'utf8').digest('hex').slice(0, 6)}`;

@@ -41,6 +41,7 @@ import type {
   DispatchTool,
   McpServerProcess,
   RefuseCapability,
+  RefusesCapability,
 } from './proxy-types.js';
 import { inspectCapability, inventoryOf, listText, searchResult } from './render-capabilities.js';
 import {
@@ -127,6 +128,7 @@ export function createCapabilityProxy(options: CapabilityProxyOptions): Capabili
     dispatchTool: options.dispatchTool,
     authorize: options.authorize,
     refusal: options.refusal,
+    refuses: options.refusal ? options.refuses : undefined,
     resultStore: options.resultStore,
     ownsStore: false,
     isRoot: true,
@@ -139,6 +141,7 @@ interface FrontendOptions {
   readonly dispatchTool: DispatchTool | undefined;
   readonly authorize: AuthorizeCapability;
   readonly refusal: RefuseCapability | undefined;
+  readonly refuses: RefusesCapability | undefined;
   readonly resultStore: ResultStore | undefined;
   readonly ownsStore: boolean;
   readonly isRoot: boolean;
@@ -285,6 +288,7 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
     dispatchTool: options.dispatchTool,
     authorize: options.authorize,
     refusal: options.refusal,
+    refuses: options.refuses,
     resultStore: options.resultStore,
     authorized: new Map(),
     get closed() {
@@ -339,6 +343,8 @@ function createFrontend(shared: SharedState, frontends: Set<Frontend>, options: 
           dispatchTool: cloneOptions.dispatchTool ?? options.dispatchTool,
           authorize: cloneOptions.authorize ?? options.authorize,
           refusal: cloneOptions.refusal ?? options.refusal,
+          // The yes-or-no form must answer for the same refusal: a child's own refusal brings its own.
+          refuses: cloneOptions.refusal ? cloneOptions.refuses : (cloneOptions.refuses ?? options.refuses),
           resultStore: store,
           ownsStore: cloneOptions.resultStore === undefined,
           isRoot: false,

@@ -30,6 +30,7 @@ import type {
   CapabilityPolicyTarget,
   DispatchTool,
   RefuseCapability,
+  RefusesCapability,
 } from './proxy-types.js';
 import {
   type ResultStore,
@@ -67,6 +68,8 @@ export interface FrontendContext {
   readonly dispatchTool: DispatchTool | undefined;
   readonly authorize: AuthorizeCapability;
   readonly refusal: RefuseCapability | undefined;
+  /** The yes-or-no form of `refusal` for listings, when the host gives one. */
+  readonly refuses: RefusesCapability | undefined;
   readonly resultStore: ResultStore | undefined;
   /** The last connect decision of this frontend's `authorize`, per server. */
   readonly authorized: Map<string, boolean>;
@@ -355,6 +358,14 @@ export function policyRefusal(
  */
 export function isRefused(context: FrontendContext, target: CapabilityPolicyTarget): boolean {
   if (!context.refusal) return false;
+  if (context.refuses) {
+    try {
+      return context.refuses(target);
+    } catch {
+      // As below: a throwing callback refuses nothing in a listing (a call still asks `refusal`).
+      return false;
+    }
+  }
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

@@ -41,6 +41,7 @@ export type {
   McpServerProcess,
   McpToolAuthorizationRequest,
   RefuseCapability,
+  RefusesCapability,
 } from './proxy-types.js';
 export {
   createResultStore,

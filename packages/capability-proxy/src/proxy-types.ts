@@ -103,6 +103,12 @@ export type RefuseCapability = (
   call?: { readonly callId: string },
 ) => ToolhostError | undefined;
 
+/**
+ * Whether {@link RefuseCapability} refuses a target (for a listing), answered without building the
+ * refusal's error: `list` and `search` ask it about every tool of every server.
+ */
+export type RefusesCapability = (target: CapabilityPolicyTarget) => boolean;
+
 /** Options of {@link createCapabilityProxy}. */
 export interface CapabilityProxyOptions {
   /**
@@ -126,6 +132,11 @@ export interface CapabilityProxyOptions {
    * is refused before `authorize` is asked.
    */
   readonly refusal?: RefuseCapability;
+  /**
+   * The same decision as `refusal` as a yes or no, for `list` and `search` (which only count or leave
+   * out what is refused); without it they call `refusal` and drop its error. Used only beside `refusal`.
+   */
+  readonly refuses?: RefusesCapability;
   /** The store `session:tool_result` pages; without one the capability is unavailable and not listed. */
   readonly resultStore?: ResultStore;
   readonly timeouts?: Partial<McpTimeouts>;
@@ -152,6 +163,11 @@ export interface CapabilityProxyCloneOptions {
   readonly authorize?: AuthorizeCapability;
   /** The child's own policy pre-check (default the parent's). */
   readonly refusal?: RefuseCapability;
+  /**
+   * Its yes-or-no form (see {@link CapabilityProxyOptions.refuses}); default the parent's when the
+   * child keeps the parent's `refusal`, none when it gives its own `refusal` without this.
+   */
+  readonly refuses?: RefusesCapability;
   /** The child's own store; default a fresh in-memory one (owned and closed by the clone); `null` for none. */
   readonly resultStore?: ResultStore | null;
 }

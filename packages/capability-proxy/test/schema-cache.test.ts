@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ToolhostError } from '@toolhost/contracts';
 import {
+  type CapabilityPolicyTarget,
   createCapabilityProxy,
   type McpServersConfig,
   parseMcpServers,
@@ -276,5 +277,64 @@ describe('the schema cache (a hint, never a gate)', () => {
       requests.map((request) => request.toolName),
       ['mcp_connect__fx', 'mcp__fx__bad-schema'],
     );
+  });
+
+  it('a list asks the yes-or-no refusal and builds no refusal error, and inspect still gets the refusal itself (issue 25 target 6)', async (t) => {
+    const stateDir = tempDir(t);
+    const mcpServers = { fx: fixtureServer() };
+    const parsed = parseMcpServers(mcpServers);
+    assert.ok(parsed.ok);
+    const server = parsed.value[0]!;
+    const schema = { type: 'object', properties: { text: { type: 'string' } } };
+    const tools = ['alpha', 'beta', 'gamma', 'delta'].map((name, index) => ({
+      name,
+      description: `the ${name} tool`,
+      inputSchema: schema,
+      schemaHash: 'a'.repeat(64),
+      annotations: { readOnlyHint: index === 0 },
+    }));
+    mkdirSync(join(stateDir, 'mcp-cache'), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      schemaCachePath(stateDir, server),
+      JSON.stringify({ version: 1, key: server.cacheKey, server: server.name, tools }),
+    );
+    const mayWrite = (target: CapabilityPolicyTarget) =>
+      target.kind === 'mcp-tool' && target.annotations?.readOnly !== true;
+    let errorsBuilt = 0;
+    let questions = 0;
+    const children = childPids().length;
+    const proxy = createCapabilityProxy({
+      stateDir,
+      mcpServers,
+      authorize: async () => ({ allowed: true }),
+      timeouts: GENEROUS_TIMEOUTS,
+      refusal: (target) => {
+        if (!mayWrite(target)) return undefined;
+        errorsBuilt += 1;
+        return new ToolhostError({ code: 'PERMISSION_DENIED', message: 'this tool may write' });
+      },
+      refuses: (target) => {
+        questions += 1;
+        return mayWrite(target);
+      },
+    });
+    t.after(() => proxy.close());
+    const list = await run(proxy, { action: 'list' });
+    assert.ok(list.ok, seen(list));
+    assert.match(seen(list), /; 4 tools \(cached schema; server not started\)/);
+    assert.match(seen(list), /; 3 of them refused in this session/);
+    assert.ok(questions >= 4, 'the yes-or-no refusal was asked about every cached tool');
+    assert.equal(errorsBuilt, 0, 'list built a refusal error only to count it');
+    // A clone with its own refusal and no yes-or-no form must not answer with the parent's.
+    const child = proxy.clone({ refusal: () => undefined, resultStore: null });
+    const childList = await run(child, { action: 'list' });
+    assert.ok(childList.ok, seen(childList));
+    assert.doesNotMatch(seen(childList), /refused in this session/);
+    // inspect shows the refusal's own text, so it asks the refusal itself.
+    const inspect = await run(proxy, { action: 'inspect', capability_id: 'mcp-tool:fx/beta' });
+    assert.ok(inspect.ok, seen(inspect));
+    assert.match(seen(inspect), /this tool may write/);
+    assert.ok(errorsBuilt >= 1);
+    assert.equal(childPids().length, children, 'nothing was started');
   });
 });
