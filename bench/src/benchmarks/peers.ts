@@ -3,13 +3,14 @@
 // filesystem server (@modelcontextprotocol/server-filesystem) and a bare MCP SDK server whose
 // read_file is a raw read (bench/src/children/bare-mcp-server.mjs). One call at a time and 10 in
 // flight, interleaved round by round, ratios per round; plus each server process's CPU per call.
-import { readdirSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Benchmark, BenchmarkContext, BenchmarkMeasurement, Figure } from '../benchmark-types.js';
 import { describeStats, figure, formatValue } from '../figures.js';
+import { processCpuUs } from '../json-rpc-pipe-client.js';
 import { interleave, pairwise, summarize } from '../stats.js';
 import { childScript, cliBinPath, numberedLine } from '../workspace.js';
 
@@ -49,23 +50,6 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
     .filter((block) => block.type === 'text')
     .map((block) => block.text ?? '')
     .join('');
-}
-
-/**
- * CPU time of a process and all its threads so far, in µs: the sum of the first field of every
- * `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on a CPU), so the libuv thread pool's file reads
- * count too. Nanosecond resolution, unlike `stat`'s clock ticks.
- */
-function processCpuUs(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended between the listing and the read: its time is gone with it.
-    }
-  }
-  return total / 1e3;
 }
 
 interface Running {
