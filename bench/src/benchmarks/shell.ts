@@ -217,13 +217,17 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         {
           target: `a ${bigFiles.toLocaleString('en-US')}-file project costs no more per call than an empty one (within ${SIZE_TARGET}×)`,
           measured: `read_only ${describeStats(sizeReadOnly, '×')}; workspace_write ${describeStats(sizeWritable, '×')}`,
-          met: sizeReadOnly.median <= SIZE_TARGET,
+          // Both modes are judged: the issue asks that a large project cost no more per call, whatever the mode.
+          met: sizeReadOnly.median <= SIZE_TARGET && sizeWritable.median <= SIZE_TARGET,
           limitedBy:
             'the protected-path plan is built once per Host and refreshed in the background (no walk per call); workspace_write checks after each job what the command created (one lstat per directory of the project, a few ms for thousands of directories), which is what makes a created .git impossible to leave behind',
-          ...(sizeReadOnly.median <= SIZE_TARGET
+          ...(sizeReadOnly.median <= SIZE_TARGET && sizeWritable.median <= SIZE_TARGET
             ? {}
             : {
-                nextStep: 'look for per-call work that grows with the project (a walk, a realpath per entry)',
+                nextStep:
+                  sizeReadOnly.median <= SIZE_TARGET
+                    ? "workspace_write's after-job check grows with the project's directories: check only the directories whose mtime changed during the job (a created entry changes its parent's mtime), or watch the project with inotify while the job runs"
+                    : 'look for per-call work that grows with the project (a walk, a realpath per entry)',
               }),
         },
       ],
