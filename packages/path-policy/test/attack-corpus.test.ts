@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { startSwapper, swapperUnavailable } from '../../../scripts/race-swapper.js';
 import {
   createPathPolicy,
   type PathAccess,
@@ -23,7 +24,6 @@ import {
   type PathPolicyErrorCode,
 } from '../src/index.js';
 import { buildTree, type TreeSpec, useSandbox } from './helpers.js';
-import { startSwapper, swapperUnavailable } from './swapper.js';
 
 // PP-ATTACK-1: every row runs on a fresh real temporary tree with real symbolic links. In inputs and
 // expected paths, `@S` is the sandbox directory and `@s` the same without its leading `/`.

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { outputText, type ToolResult } from '@toolhost/contracts';
+import { startSwapper, swapperUnavailable } from '../../../../scripts/race-swapper.js';
 import { createViewImageTool } from '../../src/files/view-image.js';
 import { callTool, type FileToolsFixture, fileTools } from './file-helpers.js';
-import { startSwapper, swapperUnavailable } from './swapper.js';
 
 // Finding 1 of issue 15: check-then-use races. A directory `d` inside the project is exchanged with a
 // symbolic link `l` (renameat2 RENAME_EXCHANGE, in a tight loop, by a separate process) while the

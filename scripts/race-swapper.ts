@@ -1,4 +1,4 @@
-// A swapping helper process for the race tests: it exchanges two names with renameat2(2)
+// A swapping helper process for the race tests of path-policy and builtins: it exchanges two names with renameat2(2)
 // RENAME_EXCHANGE in a tight loop (a real directory and a symbolic link, so every lookup sees one
 // or the other, never neither), until told to stop. A tiny C program compiled with gcc when gcc is
 // there, else python3 with ctypes; without either (or off Linux) the race tests skip.
