@@ -486,7 +486,10 @@ export class ProtectedPathIndex {
       budget.used += 1;
       if (this.#evaluate(tree, directory, relative, entry) !== 'descend') continue;
       subdirectories.add(entry.name);
-      if (!record.subdirectories.has(entry.name)) fresh.push(path.join(directory, entry.name));
+      // New, or known by name but dropped (replaced: a swap of two directories keeps both names, so
+      // the name alone does not say the tree below it is still the one that was walked).
+      const child = path.join(directory, entry.name);
+      if (!record.subdirectories.has(entry.name) || !this.#directories.has(child)) fresh.push(child);
     }
     for (const name of record.subdirectories) {
       if (!subdirectories.has(name)) this.#dropDirectory(path.join(directory, name));

@@ -80,6 +80,38 @@ describe('ProtectedPathIndex', () => {
     assert.ok(index.plan().hidden.some((secret) => secret.path === path.join(root, 'sub', '.env')));
   });
 
+  it('keeps protecting a nested .git after its directory is swapped with a sibling (both names stay, the trees below them change)', async (t) => {
+    const root = tempDir(t, 'jobs-index-');
+    makeRepository(path.join(root, 'a'));
+    mkdirSync(path.join(root, 'b'));
+    const index = new ProtectedPathIndex({
+      writableRoots: [root],
+      readOnlyRoots: [],
+      protectedPaths: [],
+      secretPaths: [],
+    });
+    index.buildSync();
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'a', '.git')));
+    await settle();
+    // What a command can do between two jobs: a and b trade places, so both names are still there.
+    renameSync(path.join(root, 'a'), path.join(root, 'swap'));
+    renameSync(path.join(root, 'b'), path.join(root, 'a'));
+    renameSync(path.join(root, 'swap'), path.join(root, 'b'));
+    index.refreshSync();
+    const plan = index.plan();
+    assert.ok(
+      plan.readOnly.includes(path.join(root, 'b', '.git')),
+      'the .git now under b is still bound read-only',
+    );
+    assert.ok(!plan.readOnly.includes(path.join(root, 'a', '.git')));
+    await settle();
+    // And it is still tracked afterwards: a .git made later under the new a is found by a refresh.
+    makeRepository(path.join(root, 'a', 'inner'));
+    await settle();
+    await index.refresh();
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'a', 'inner', '.git')));
+  });
+
   it('binds the target of a protected link inside the root and tracks the link by identity (SB-4)', (t) => {
     const root = tempDir(t, 'jobs-index-');
     mkdirSync(path.join(root, 'store.git'));

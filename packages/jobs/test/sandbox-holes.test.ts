@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -132,6 +133,25 @@ describe('shell sandbox holes of issue 15', () => {
     const second = await runText(jobs, root, 'echo evil > mine/.git/hooks/pre-commit; echo done');
     assert.match(second.text, /Read-only file system/);
     assert.equal(existsSync(path.join(root, 'mine', '.git', 'hooks', 'pre-commit')), false);
+  });
+
+  it('keeps a repository read-only after its directory is swapped with a sibling outside the sandbox (directory swap forgot the tree, SB-4, SB-14)', async (t) => {
+    const root = tempDir(t, 'jobs-root-');
+    execFileSync('git', ['init', '-q', path.join(root, 'a')]);
+    mkdirSync(path.join(root, 'b'));
+    const jobs = manager(t, 'workspace_write', [root]);
+    await runText(jobs, root, 'true'); // the index is built, a/.git bound read-only
+    // Inside the sandbox a and b cannot be renamed (a holds a mount); outside (the user, a move
+    // through the host) they can. Both names stay, so the root's listing looks the same.
+    renameSync(path.join(root, 'a'), path.join(root, 'swap'));
+    renameSync(path.join(root, 'b'), path.join(root, 'a'));
+    renameSync(path.join(root, 'swap'), path.join(root, 'b'));
+    const madeAt = Date.now();
+    await waitUntil('the swap is older than the clock slack', () => Date.now() - madeAt > 200);
+    await runText(jobs, root, 'true'); // the check after it refreshes the index
+    const next = await runText(jobs, root, 'echo evil > b/.git/hooks/pre-commit; echo done');
+    assert.match(next.text, /Read-only file system/);
+    assert.equal(existsSync(path.join(root, 'b', '.git', 'hooks', 'pre-commit')), false);
   });
 
   it('hides credential stores, the rest of the home directory and other projects from read_only commands, and keeps toolchains working (secrets outside the roots, SB-9, SB-10)', async (t) => {
