@@ -1,6 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { type DirectoryChanges, DirectoryWatcher } from './directory-watcher.js';
 import type { MissingProtectedPath, ProtectedPathPlan } from './protected-paths.js';
 import {
   ALWAYS_PROTECTED_NAMES,
@@ -38,6 +39,20 @@ export interface ProtectedPathIndexOptions {
   readonly maxEntries?: number;
   /** Protect (and reserve) `.git` and `.toolhost` under every writable root. Default true. */
   readonly includeAlwaysProtected?: boolean;
+  /**
+   * Watch the walked directories (Linux inotify, in a thread of its own) so an asynchronous refresh
+   * looks only at those in which something happened, instead of one `lstat` per directory. Used once
+   * the index knows `minDirectories` directories (default 512; below that the look at every directory
+   * costs less than asking the thread). The watcher makes a private directory `<directoryPrefix>XXXXXX`.
+   * Without it, or whenever the watcher cannot vouch for having seen everything, a refresh looks at
+   * every directory as before.
+   */
+  readonly watch?: {
+    readonly directoryPrefix: string;
+    readonly minDirectories?: number;
+    /** The inotify queue limit to assume (default: the kernel's `max_queued_events`). For tests. */
+    readonly queueLimit?: number;
+  };
 }
 
 /** What one build or refresh of a {@link ProtectedPathIndex} did. */
@@ -48,6 +63,12 @@ export interface IndexUpdate {
   readonly entries: number;
   /** Directories whose contents changed since the previous look (refresh only). */
   readonly changedDirectories: number;
+  /**
+   * Directories whose change time was read: every known one without a watcher (or when it could not
+   * vouch for its answer), only those with events and those not settled yet with one; all walked
+   * ones for a build.
+   */
+  readonly lookedAt: number;
 }
 
 interface DirectoryRecord {
@@ -77,6 +98,15 @@ interface Budget {
  * recorded, so such a directory is read again by the next refresh whatever its change time says.
  */
 const RACY_MS = 50;
+/**
+ * How long a watched index goes at most without looking at every directory anyway (a backstop for
+ * what inotify does not report, such as a file system mounted over a directory from outside).
+ */
+const FULL_LOOK_AFTER_MS = 60_000;
+
+/** Watchers one index starts at most (one is closed each time it cannot vouch for what it saw). */
+const MAX_WATCHER_STARTS = 4;
+
 /** Entries handled between two yields to the event loop in the asynchronous forms. */
 const CHUNK_ENTRIES = 2048;
 
@@ -134,6 +164,17 @@ export class ProtectedPathIndex {
   #cached: { readonly version: number; readonly plan: ProtectedPathPlan } | undefined;
   #running: Promise<IndexUpdate> | undefined;
   #queued: Promise<IndexUpdate> | undefined;
+  readonly #watchOptions: ProtectedPathIndexOptions['watch'];
+  #watcher: DirectoryWatcher | undefined;
+  #watcherStarts = 0;
+  #closed = false;
+  /** Directories whose watch exists and was in place when their change time was last checked. */
+  readonly #watched = new Set<string>();
+  /** Directories every refresh looks at whatever the watcher says: not (yet) watched, or racy. */
+  readonly #unsettled = new Set<string>();
+  #toWatch: string[] = [];
+  #toUnwatch: string[] = [];
+  #fullLookAt = 0;
 
   constructor(options: ProtectedPathIndexOptions) {
     const caseSensitive = options.caseSensitive ?? true;
@@ -155,6 +196,18 @@ export class ProtectedPathIndex {
       ...readOnly.map((root) => ({ root, writable: false })),
     ];
     this.#maxEntries = options.maxEntries ?? 200_000;
+    this.#watchOptions = options.watch;
+  }
+
+  /** Whether a watcher currently tells refreshes which directories to look at. */
+  get watching(): boolean {
+    return this.#watcher?.open === true;
+  }
+
+  /** Stops the watcher (the index keeps working, looking at every directory). */
+  close(): void {
+    this.#closed = true;
+    this.#stopWatching();
   }
 
   /** Whether a build has run. */
@@ -179,7 +232,7 @@ export class ProtectedPathIndex {
 
   /** Walks every tree from scratch, yielding to the event loop between chunks. */
   build(): Promise<IndexUpdate> {
-    return this.#exclusive(() => drainAsync(this.#buildSteps()));
+    return this.#exclusive(async () => this.#afterUpdate(await drainAsync(this.#buildSteps())));
   }
 
   /** Brings the index up to date synchronously (a build when it has none or it is incomplete). */
@@ -193,9 +246,69 @@ export class ProtectedPathIndex {
    * reflects everything that happened before the call.
    */
   refresh(): Promise<IndexUpdate> {
-    return this.#exclusive(() =>
-      drainAsync(this.#built && this.#complete ? this.#refreshSteps() : this.#buildSteps()),
-    );
+    return this.#exclusive(async () => {
+      if (!this.#built || !this.#complete) return this.#afterUpdate(await drainAsync(this.#buildSteps()));
+      const changes = await this.#collect();
+      return this.#afterUpdate(await drainAsync(this.#refreshSteps(changes)));
+    });
+  }
+
+  /**
+   * What the watcher saw since the last refresh, or `undefined` when every directory must be looked at
+   * (no watcher, one that cannot vouch for its answer, or the backstop is due).
+   */
+  async #collect(): Promise<DirectoryChanges | undefined> {
+    const watcher = this.#watcher;
+    // Not started yet (its first moments): look at everything this time, keep it.
+    if (!watcher?.ready) return undefined;
+    const changes = await watcher.collect();
+    if (!changes || this.#watcher !== watcher) {
+      this.#stopWatching();
+      return undefined;
+    }
+    for (const directory of changes.started)
+      if (this.#directories.has(directory)) this.#watched.add(directory);
+    for (const directory of changes.failed) {
+      this.#watched.delete(directory);
+      if (this.#directories.has(directory)) this.#unsettled.add(directory);
+    }
+    if (Date.now() >= this.#fullLookAt) return undefined;
+    return changes;
+  }
+
+  /** Starts or feeds the watcher after a build or refresh (asynchronous forms only). */
+  #afterUpdate(update: IndexUpdate): IndexUpdate {
+    if (!this.#watchOptions || this.#closed) return update;
+    if (!this.#watcher?.open) {
+      this.#watcher = undefined;
+      const enough = this.#directories.size >= (this.#watchOptions.minDirectories ?? 512);
+      if (!update.complete || !enough || this.#watcherStarts >= MAX_WATCHER_STARTS) return update;
+      this.#watcher = DirectoryWatcher.start(
+        this.#watchOptions.directoryPrefix,
+        this.#watchOptions.queueLimit,
+      );
+      if (!this.#watcher) return update;
+      this.#watcherStarts += 1;
+      this.#watched.clear();
+      this.#toUnwatch = [];
+      this.#toWatch = [...this.#directories.keys()];
+      for (const directory of this.#toWatch) this.#unsettled.add(directory);
+      this.#fullLookAt = Date.now() + FULL_LOOK_AFTER_MS;
+    }
+    this.#watcher.remove(this.#toUnwatch);
+    this.#watcher.add(this.#toWatch);
+    this.#toUnwatch = [];
+    this.#toWatch = [];
+    return update;
+  }
+
+  #stopWatching(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#watched.clear();
+    this.#unsettled.clear();
+    this.#toWatch = [];
+    this.#toUnwatch = [];
   }
 
   #exclusive(run: () => Promise<IndexUpdate>): Promise<IndexUpdate> {
@@ -350,6 +463,8 @@ export class ProtectedPathIndex {
   }
 
   *#buildSteps(): Generator<void, IndexUpdate> {
+    // A new walk records every directory again; a watcher is started afresh for them.
+    this.#stopWatching();
     this.#directories.clear();
     this.#readOnly.clear();
     this.#unbound.clear();
@@ -377,17 +492,32 @@ export class ProtectedPathIndex {
     }
     this.#complete = !budget.exhausted;
     this.#version += 1;
-    return { complete: this.#complete, entries: budget.used, changedDirectories: 0 };
+    return {
+      complete: this.#complete,
+      entries: budget.used,
+      changedDirectories: 0,
+      lookedAt: this.#directories.size,
+    };
   }
 
-  *#refreshSteps(): Generator<void, IndexUpdate> {
+  *#refreshSteps(changes?: DirectoryChanges): Generator<void, IndexUpdate> {
     const budget: Budget = { left: this.#maxEntries, used: 0, exhausted: false };
     const changed: string[] = [];
     let steps = 0;
+    let lookedAt = 0;
     let now = Date.now();
+    const full = changes === undefined;
+    if (full && this.#watcher) this.#fullLookAt = now + FULL_LOOK_AFTER_MS;
+    // Every directory, or (with a watcher's answer) those with events and those not settled yet.
+    const candidates: Iterable<string> = full
+      ? this.#directories.keys()
+      : new Set([...changes.changed, ...this.#unsettled]);
     // Deleting entries while iterating a Map is safe: dropped ones are not visited.
-    for (const [directory, record] of this.#directories) {
+    for (const directory of candidates) {
+      const record = this.#directories.get(directory);
+      if (!record) continue;
       if ((steps & 255) === 0) now = Date.now();
+      lookedAt += 1;
       const stats = lstatSync(directory, { throwIfNoEntry: false });
       if (!stats?.isDirectory() || stats.ino !== record.ino || stats.dev !== record.dev) {
         // Gone or replaced: its parent changed too and is read again below (a root stays known).
@@ -400,6 +530,9 @@ export class ProtectedPathIndex {
         record.racy = stats.ctimeMs >= now - RACY_MS;
         changed.push(directory);
       }
+      // Settled: watched since before this look, and its change time can be trusted.
+      if (this.#watcher && this.#watched.has(directory) && !record.racy) this.#unsettled.delete(directory);
+      else if (this.#watcher) this.#unsettled.add(directory);
       if (++steps % CHUNK_ENTRIES === 0) yield;
     }
     changed.sort(byDepth);
@@ -416,7 +549,7 @@ export class ProtectedPathIndex {
     }
     this.#complete = !budget.exhausted;
     if (changed.length > 0) this.#version += 1;
-    return { complete: this.#complete, entries: budget.used, changedDirectories: changed.length };
+    return { complete: this.#complete, entries: budget.used, changedDirectories: changed.length, lookedAt };
   }
 
   /** Walks `start` (a directory of `tree`) and everything new below it. */
@@ -437,6 +570,10 @@ export class ProtectedPathIndex {
         subdirectories: new Set(),
       };
       this.#directories.set(directory, record);
+      if (this.#watcher) {
+        this.#toWatch.push(directory);
+        this.#unsettled.add(directory);
+      }
       let entries: Dirent[];
       try {
         entries = readdirSync(directory, { withFileTypes: true });
@@ -517,6 +654,11 @@ export class ProtectedPathIndex {
     const record = this.#directories.get(directory);
     if (record) {
       this.#directories.delete(directory);
+      if (this.#watcher) {
+        this.#toUnwatch.push(directory);
+        this.#watched.delete(directory);
+        this.#unsettled.delete(directory);
+      }
       for (const name of record.subdirectories) this.#dropDirectory(path.join(directory, name));
     }
     const inside = (target: string) => target !== directory && isInside(directory, target);

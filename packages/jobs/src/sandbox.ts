@@ -496,6 +496,9 @@ export function createSandbox(
       caseSensitive: settings.caseSensitive,
       includeAlwaysProtected: writable,
       maxEntries: settings.maxPlanEntries,
+      // The check after every workspace_write job asks a watcher what changed instead of looking at
+      // every directory of the project (issue 25); its barrier directory goes with the host's /tmp.
+      ...(writable ? { watch: { directoryPrefix: path.join(stateDir, 'tmp', `${tmpPrefix}.watch.`) } } : {}),
     });
     return index;
   };
@@ -817,6 +820,7 @@ export function createSandbox(
     placeholders: () => [...owned.values()],
     tmpDirectory: () => tmpDir,
     dispose(inUseByOthers) {
+      index?.close();
       for (const record of owned.values()) if (!inUseByOthers.has(record.path)) removePlaceholder(record);
       owned.clear();
       if (tmpDir) removeTree(tmpDir);

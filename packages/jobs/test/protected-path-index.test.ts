@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ProtectedPathIndex } from '../src/protected-path-index.js';
 import { tempDir, waitUntil } from './helpers.js';
 
@@ -21,6 +22,42 @@ async function settle(): Promise<void> {
   await waitUntil('the change-time clock moved on', () => Date.now() - since > 120);
 }
 
+/** Refreshes until the watcher answers and every directory is settled (nothing left to look at). */
+async function untilSettled(index: ProtectedPathIndex): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const update = await index.refresh();
+    if (index.watching && update.lookedAt === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `the watcher never settled every directory: ${JSON.stringify(update)} ${index.watching}`,
+      );
+    await delay(20);
+  }
+}
+
+/** An index of a writable root with a watcher from the first directory on. */
+function watchedIndex(
+  t: { after(fn: () => void): void },
+  root: string,
+  queueLimit?: number,
+): ProtectedPathIndex {
+  const state = tempDir(t as never, 'jobs-watch-state-');
+  const index = new ProtectedPathIndex({
+    writableRoots: [root],
+    readOnlyRoots: [],
+    protectedPaths: [],
+    secretPaths: ['.env'],
+    watch: {
+      directoryPrefix: path.join(state, 'tmp', 'h1.watch.'),
+      minDirectories: 1,
+      ...(queueLimit ? { queueLimit } : {}),
+    },
+  });
+  t.after(() => index.close());
+  return index;
+}
+
 describe('ProtectedPathIndex', () => {
   it('refreshes by change times: reads nothing when nothing changed, only what changed otherwise (SB-14)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
@@ -37,7 +74,12 @@ describe('ProtectedPathIndex', () => {
     await settle();
     await index.refresh(); // clears the directories that were read too recently to be trusted
     const quiet = await index.refresh();
-    assert.deepEqual(quiet, { complete: true, entries: 0, changedDirectories: 0 }, 'nothing read again');
+    // 71 directories: the root, d0..d9 and e0..e59 (.git is protected as a whole, not entered).
+    assert.deepEqual(
+      quiet,
+      { complete: true, entries: 0, changedDirectories: 0, lookedAt: 71 },
+      'nothing read again',
+    );
 
     writeFileSync(path.join(root, 'd3', 'e13', '.env'), 'SECRET=1\n');
     makeRepository(path.join(root, 'd4', 'e14', 'nested'));
@@ -110,6 +152,87 @@ describe('ProtectedPathIndex', () => {
     await settle();
     await index.refresh();
     assert.ok(index.plan().readOnly.includes(path.join(root, 'a', 'inner', '.git')));
+  });
+
+  it('with a watcher, looks only at the directories in which something happened and still finds what a command made (issue 25, SB-13, SB-14)', async (t) => {
+    const root = tempDir(t, 'jobs-index-');
+    tree(root, 60, 5);
+    const index = watchedIndex(t, root);
+    await index.build();
+    await untilSettled(index);
+    const quiet = await index.refresh();
+    assert.deepEqual(quiet, { complete: true, entries: 0, changedDirectories: 0, lookedAt: 0 });
+
+    // What a job does: a new tree with a repository deep inside, a rename, a secret, a swap.
+    makeRepository(path.join(root, 'd3', 'e13', 'new', 'deeper', 'repo'));
+    writeFileSync(path.join(root, 'd5', 'e15', '.env'), 'SECRET=1\n');
+    makeRepository(path.join(root, 'd4', 'e14', 'nested'));
+    renameSync(path.join(root, 'd4', 'e14'), path.join(root, 'd4', 'moved'));
+    makeRepository(path.join(root, 'd6', 'e16'));
+    renameSync(path.join(root, 'd6', 'e16'), path.join(root, 'd6', 'swap'));
+    renameSync(path.join(root, 'd6', 'e26'), path.join(root, 'd6', 'e16'));
+    renameSync(path.join(root, 'd6', 'swap'), path.join(root, 'd6', 'e26'));
+    const changed = await index.refresh();
+    assert.ok(
+      changed.lookedAt > 0 && changed.lookedAt < 40,
+      `${changed.lookedAt} directories looked at, not 71`,
+    );
+    const plan = index.plan();
+    for (const repository of ['d3/e13/new/deeper/repo', 'd4/moved/nested', 'd6/e26']) {
+      assert.ok(
+        plan.readOnly.includes(path.join(root, repository, '.git')),
+        `${repository}/.git is bound read-only`,
+      );
+    }
+    assert.ok(!plan.readOnly.includes(path.join(root, 'd4', 'e14', 'nested', '.git')));
+    assert.ok(!plan.readOnly.includes(path.join(root, 'd6', 'e16', '.git')));
+    assert.ok(plan.hidden.some((secret) => secret.path === path.join(root, 'd5', 'e15', '.env')));
+
+    // The new directories are watched as well once settled: a change deep in them is seen.
+    await untilSettled(index);
+    makeRepository(path.join(root, 'd3', 'e13', 'new', 'deeper', 'again'));
+    const deep = await index.refresh();
+    assert.ok(deep.lookedAt < 10, `${deep.lookedAt}`);
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'd3', 'e13', 'new', 'deeper', 'again', '.git')));
+  });
+
+  it('looks at every directory when the watcher may have missed events (inotify queue overflow, SB-13)', async (t) => {
+    const root = tempDir(t, 'jobs-index-');
+    tree(root, 20, 1);
+    // A queue limit of 16 events: 20 new files are past half of it, so an overflow cannot be ruled out.
+    const index = watchedIndex(t, root, 16);
+    await index.build();
+    await untilSettled(index);
+    for (let file = 0; file < 20; file++) writeFileSync(path.join(root, 'd1', 'e1', `n${file}`), '');
+    makeRepository(path.join(root, 'd2', 'e2', 'nested'));
+    const update = await index.refresh();
+    // 31 directories: the root, d0..d9, e0..e19.
+    assert.equal(update.lookedAt, 31, 'every directory was looked at');
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'd2', 'e2', 'nested', '.git')));
+  });
+
+  it('ends the watching thread and removes its private directory on close', async (t) => {
+    const root = tempDir(t, 'jobs-index-');
+    tree(root, 3, 1);
+    const state = tempDir(t, 'jobs-watch-state-');
+    const index = new ProtectedPathIndex({
+      writableRoots: [root],
+      readOnlyRoots: [],
+      protectedPaths: [],
+      secretPaths: [],
+      watch: { directoryPrefix: path.join(state, 'tmp', 'h1.watch.'), minDirectories: 1 },
+    });
+    await index.build();
+    await untilSettled(index);
+    assert.equal(readdirSync(path.join(state, 'tmp')).length, 1, 'the barrier directory exists');
+    index.close();
+    assert.equal(index.watching, false);
+    assert.deepEqual(readdirSync(path.join(state, 'tmp')), []);
+    // Refreshes go on without it, looking at every directory.
+    makeRepository(path.join(root, 'd1', 'e1', 'late'));
+    const update = await index.refresh();
+    assert.equal(update.lookedAt, 7);
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'd1', 'e1', 'late', '.git')));
   });
 
   it('binds the target of a protected link inside the root and tracks the link by identity (SB-4)', (t) => {

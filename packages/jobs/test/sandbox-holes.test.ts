@@ -117,6 +117,31 @@ describe('shell sandbox holes of issue 15', () => {
     assert.match(note, /quarantine/);
   });
 
+  it('quarantines a .git a command made in a project large enough to be watched, new directory or old (issue 25, nested protected paths, SB-13)', async (t) => {
+    const root = tempDir(t, 'jobs-root-');
+    // 600 directories: past the index's threshold for watching them instead of looking at each.
+    for (let d = 0; d < 600; d++) mkdirSync(path.join(root, `d${d % 20}`, `e${d}`), { recursive: true });
+    const jobs = manager(t, 'workspace_write', [root]);
+    for (let call = 0; call < 5; call++) await runText(jobs, root, 'true');
+    const { snapshot, text } = await runText(
+      jobs,
+      root,
+      'git init -q d7/e407/old && mkdir -p d3/new/deeper && git init -q d3/new/deeper/repo && echo made',
+    );
+    assert.match(text, /made/);
+    for (const leftover of ['d7/e407/old/.git', 'd3/new/deeper/repo/.git']) {
+      assert.equal(existsSync(path.join(root, leftover)), false, `${leftover} is gone from the root`);
+      assert.ok(snapshot.notes.some((note) => note.includes(` ${leftover},`) && note.includes('quarantine')));
+    }
+    // Later calls see the project as it is: a repository made outside is bound read-only.
+    execFileSync('git', ['init', '-q', path.join(root, 'd9', 'e9', 'mine')]);
+    const madeAt = Date.now();
+    await waitUntil('the repository is older than the clock slack', () => Date.now() - madeAt > 200);
+    await runText(jobs, root, 'true');
+    const next = await runText(jobs, root, 'echo evil > d9/e9/mine/.git/hooks/pre-commit; echo done');
+    assert.match(next.text, /Read-only file system/);
+  });
+
   it('leaves alone a .git someone made outside the sandbox that the job did not touch, and binds it read-only from then on (SB-4, SB-13)', async (t) => {
     const root = tempDir(t, 'jobs-root-');
     const jobs = manager(t, 'workspace_write', [root]);
