@@ -26,9 +26,12 @@ let live = 0;
 /**
  * The watching thread, as CommonJS source (run with `eval`, so it needs no file next to the built
  * bundle). Its event loop owns an inotify instance of its own, so every event in that queue belongs to
- * one of its watches: it counts them, and when a window between two collects saw as many as half the
- * kernel's queue limit, an overflow (which libuv drops silently: the overflow event names no watch)
- * cannot be ruled out and the collect says `lost`. The barrier is a file in a private directory that
+ * one of its watches. libuv reads that queue until it is empty and runs every callback of what it
+ * read before the loop turns, so the events delivered between two turns (a burst) are at least what
+ * was queued when the burst began: the kernel drops events (its overflow event names no watch, and
+ * libuv drops it silently) only when the queue holds its limit, so while no burst comes near that
+ * limit nothing was dropped. A burst of a quarter of the limit (the margin covers events of watches
+ * removed meanwhile, which libuv drops uncounted) makes the collect say `lost`. The barrier is a file in a private directory that
  * the collecting thread touches: inotify queues events in order, so once the thread has seen the
  * barrier's event it has seen every event queued before the touch.
  */
@@ -46,8 +49,21 @@ const watchers = new Map();
 let changed = new Set();
 let started = [];
 let failed = [];
-let events = 0;
+let burst = 0;
+let largestBurst = 0;
+let turnPending = false;
 let broken = false;
+function counted() {
+  burst += 1;
+  if (!turnPending) {
+    turnPending = true;
+    setImmediate(() => {
+      if (burst > largestBurst) largestBurst = burst;
+      burst = 0;
+      turnPending = false;
+    });
+  }
+}
 let barriers = 0;
 const waiting = [];
 function reply(id) {
@@ -56,12 +72,12 @@ function reply(id) {
     changed: [...changed],
     started,
     failed,
-    lost: broken || events * 2 >= queueLimit,
+    lost: broken || Math.max(largestBurst, burst) * 4 >= queueLimit,
   });
   changed = new Set();
   started = [];
   failed = [];
-  events = 0;
+  largestBurst = 0;
   broken = false;
 }
 function answerWaiting() {
@@ -70,6 +86,7 @@ function answerWaiting() {
 let barrier;
 try {
   barrier = fs.watch(workerData.barrier, () => {
+    // One event per collect, not counted in bursts (the margin covers it).
     barriers += 1;
     answerWaiting();
   });
@@ -81,7 +98,7 @@ function watch(directory) {
   if (watchers.has(directory)) return;
   try {
     const watcher = fs.watch(directory, () => {
-      events += 1;
+      counted();
       changed.add(directory);
     });
     watcher.on('error', () => {
@@ -129,8 +146,8 @@ interface Reply {
  * empty one). Linux inotify, through `fs.watch` in a thread of its own; a hint that is either complete
  * or says it is not:
  * - `collect` answers `undefined` whenever it cannot vouch for completeness (the thread is not ready
- *   yet, it failed, it did not answer in time, or as many events as half the kernel's queue arrived,
- *   so an overflow may have dropped some); the caller then looks at every directory itself. A watcher
+ *   yet, it failed, it did not answer in time, or a burst of events came near the kernel's queue
+ *   limit, so an overflow may have dropped some); the caller then looks at every directory itself. A watcher
  *   that could not vouch once is closed: barrier counts after a possible overflow are not trusted.
  * - A directory is reported in `started` only once its watch exists; the caller keeps checking it by
  *   its change time until a check made after that.

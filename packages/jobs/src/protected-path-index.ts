@@ -104,8 +104,11 @@ const RACY_MS = 50;
  */
 const FULL_LOOK_AFTER_MS = 60_000;
 
-/** Watchers one index starts at most (one is closed each time it cannot vouch for what it saw). */
-const MAX_WATCHER_STARTS = 4;
+/**
+ * How long after starting a watcher an index waits before starting another (one is closed each time
+ * it cannot vouch for what it saw; meanwhile refreshes look at every directory).
+ */
+const WATCHER_RESTART_MS = 30_000;
 
 /** Entries handled between two yields to the event loop in the asynchronous forms. */
 const CHUNK_ENTRIES = 2048;
@@ -166,7 +169,7 @@ export class ProtectedPathIndex {
   #queued: Promise<IndexUpdate> | undefined;
   readonly #watchOptions: ProtectedPathIndexOptions['watch'];
   #watcher: DirectoryWatcher | undefined;
-  #watcherStarts = 0;
+  #watcherStartedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
   /** Directories whose watch exists and was in place when their change time was last checked. */
   readonly #watched = new Set<string>();
@@ -282,13 +285,14 @@ export class ProtectedPathIndex {
     if (!this.#watcher?.open) {
       this.#watcher = undefined;
       const enough = this.#directories.size >= (this.#watchOptions.minDirectories ?? 512);
-      if (!update.complete || !enough || this.#watcherStarts >= MAX_WATCHER_STARTS) return update;
+      const due = Date.now() - this.#watcherStartedAt >= WATCHER_RESTART_MS;
+      if (!update.complete || !enough || !due) return update;
       this.#watcher = DirectoryWatcher.start(
         this.#watchOptions.directoryPrefix,
         this.#watchOptions.queueLimit,
       );
       if (!this.#watcher) return update;
-      this.#watcherStarts += 1;
+      this.#watcherStartedAt = Date.now();
       this.#watched.clear();
       this.#toUnwatch = [];
       this.#toWatch = [...this.#directories.keys()];

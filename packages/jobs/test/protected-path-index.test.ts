@@ -199,8 +199,8 @@ describe('ProtectedPathIndex', () => {
   it('looks at every directory when the watcher may have missed events (inotify queue overflow, SB-13)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
     tree(root, 20, 1);
-    // A queue limit of 16 events: 20 new files are past half of it, so an overflow cannot be ruled out.
-    const index = watchedIndex(t, root, 16);
+    // A queue limit of 4 events: any burst is a quarter of it, so an overflow cannot be ruled out.
+    const index = watchedIndex(t, root, 4);
     await index.build();
     await untilSettled(index);
     for (let file = 0; file < 20; file++) writeFileSync(path.join(root, 'd1', 'e1', `n${file}`), '');
