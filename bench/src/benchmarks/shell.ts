@@ -135,6 +135,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     const ratio = (name: string, against: string) => summarize(pairwise(get(name), get(against)));
     const sandboxed = ratio('host-read-only', 'bwrap');
     const sandboxedWritable = ratio('host-workspace-write', 'bwrap');
+    const sandboxedMet = sandboxed.median <= SANDBOXED_TARGET && sandboxedWritable.median <= SANDBOXED_TARGET;
     const unsandboxed = ratio('host-full-access', 'bash');
     const beyondContainment = ratio('host-full-access', 'contain');
     const sizeReadOnly = ratio('host-big-read-only', 'host-read-only');
@@ -189,10 +190,11 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
         {
           target: `sandboxed bash echo within ${SANDBOXED_TARGET}× a bare bwrap … bash -c`,
           measured: `read_only ${describeStats(sandboxed, '×')}; workspace_write ${describeStats(sandboxedWritable, '×')} (bare bwrap itself is ${describeStats(bwrapCost, '×')} a bare bash -c)`,
-          met: sandboxed.median <= SANDBOXED_TARGET,
+          // Both modes are judged, as for the project size below: the target is the session's bash.
+          met: sandboxedMet,
           limitedBy:
-            'the layout bubblewrap sets up for toolhost (a mount per system directory, toolchain, protected and secret path and covered socket, and the host view instead of one bind of /), a pipe for bubblewrap to report its namespace init, and the Host pipeline around the job; in workspace_write also the check after the job (one lstat per directory of the project)',
-          ...(sandboxed.median <= SANDBOXED_TARGET
+            'the layout bubblewrap sets up for toolhost (a mount per system directory, toolchain, protected and secret path and covered socket, and the host view instead of one bind of /), a pipe for bubblewrap to report its namespace init, and the Host pipeline around the job; in workspace_write also the check after the job (one lstat per directory of a small project; in a large one only the directories a watcher saw change)',
+          ...(sandboxedMet
             ? {}
             : {
                 nextStep:
@@ -220,13 +222,13 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
           // Both modes are judged: the issue asks that a large project cost no more per call, whatever the mode.
           met: sizeReadOnly.median <= SIZE_TARGET && sizeWritable.median <= SIZE_TARGET,
           limitedBy:
-            'the protected-path plan is built once per Host and refreshed in the background (no walk per call); workspace_write checks after each job what the command created (one lstat per directory of the project, a few ms for thousands of directories), which is what makes a created .git impossible to leave behind',
+            'the protected-path plan is built once per Host and refreshed in the background (no walk per call); workspace_write checks after each job what the command created, which is what makes a created .git impossible to leave behind: from 512 directories on, a watcher (inotify in a thread of its own) says which directories changed, so the check looks at those instead of one lstat per directory',
           ...(sizeReadOnly.median <= SIZE_TARGET && sizeWritable.median <= SIZE_TARGET
             ? {}
             : {
                 nextStep:
                   sizeReadOnly.median <= SIZE_TARGET
-                    ? "workspace_write's after-job check grows with the project's directories: check only the directories whose mtime changed during the job (a created entry changes its parent's mtime), or watch the project with inotify while the job runs"
+                    ? 'profile workspace_write in the large project (\`node --cpu-prof\`): is the watcher running (no inotify, or past its per-process limit, the check looks at every directory), and what else grows with the project'
                     : 'look for per-call work that grows with the project (a walk, a realpath per entry)',
               }),
         },
