@@ -122,7 +122,7 @@ describe('ProtectedPathIndex', () => {
     assert.ok(index.plan().hidden.some((secret) => secret.path === path.join(root, 'sub', '.env')));
   });
 
-  it('keeps protecting a nested .git after its directory is swapped with a sibling (both names stay, the trees below them change)', async (t) => {
+  it('keeps protecting a nested .git after its directory is swapped with a sibling (both names stay, the trees below them change, SB-14)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
     makeRepository(path.join(root, 'a'));
     mkdirSync(path.join(root, 'b'));
@@ -154,7 +154,7 @@ describe('ProtectedPathIndex', () => {
     assert.ok(index.plan().readOnly.includes(path.join(root, 'a', 'inner', '.git')));
   });
 
-  it('with a watcher, looks only at the directories in which something happened and still finds what a command made (issue 25, SB-13, SB-14)', async (t) => {
+  it('with a watcher, looks only at the directories in which something happened and still finds what a command made (issue 25, SB-13, SB-17)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
     tree(root, 60, 5);
     const index = watchedIndex(t, root);
@@ -196,7 +196,7 @@ describe('ProtectedPathIndex', () => {
     assert.ok(index.plan().readOnly.includes(path.join(root, 'd3', 'e13', 'new', 'deeper', 'again', '.git')));
   });
 
-  it('looks at every directory when the watcher may have missed events (inotify queue overflow, SB-13)', async (t) => {
+  it('looks at every directory when the watcher may have missed events (inotify queue overflow, SB-17)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
     tree(root, 20, 1);
     // A queue limit of 4 events: any burst is a quarter of it, so an overflow cannot be ruled out.
@@ -211,7 +211,7 @@ describe('ProtectedPathIndex', () => {
     assert.ok(index.plan().readOnly.includes(path.join(root, 'd2', 'e2', 'nested', '.git')));
   });
 
-  it('ends the watching thread and removes its private directory on close', async (t) => {
+  it('ends the watching thread and removes its private directory on close (SB-17)', async (t) => {
     const root = tempDir(t, 'jobs-index-');
     tree(root, 3, 1);
     const state = tempDir(t, 'jobs-watch-state-');
