@@ -9,9 +9,9 @@ import { describeStats, figure, formatValue } from '../figures.js';
 import { interleave, pairwise, summarize } from '../stats.js';
 import { childScript, cliBinPath, numberedLine } from '../workspace.js';
 
-/** The issue's goal (issue 16); issue 25 asks 1.2×, reported alongside. */
-const TARGET_RATIO = 1.5;
-const STRETCH_RATIO = 1.2;
+/** Issue 25's goal, the one judged; issue 16 asked 1.5×, reported alongside. */
+const TARGET_RATIO = 1.2;
+const EARLIER_RATIO = 1.5;
 /** A server that has not answered by then failed the run (it is not a sample). */
 const ANSWER_TIMEOUT_MS = 60_000;
 
@@ -195,10 +195,10 @@ async function run(context: BenchmarkContext): Promise<BenchmarkMeasurement> {
     ],
     targets: [
       {
-        target: `spawn → tools/list within ${TARGET_RATIO}× of a bare SDK server (issue 25 asks ${STRETCH_RATIO}×)`,
+        target: `spawn → tools/list within ${TARGET_RATIO}× of a bare SDK server (issue 16 asked ${EARLIER_RATIO}×)`,
         measured: describeStats(ratio, '×'),
         met,
-        limitedBy: `medians of this run: ${median(bareMs)} for the bare SDK server, ${median(toolhostMs)} for toolhost serve; ${ratio.median <= STRETCH_RATIO ? `within issue 25's ${STRETCH_RATIO}× too` : `not within issue 25's ${STRETCH_RATIO}×`}. serve answers initialize and tools/list before it loads the MCP SDK (its zod schemas and ajv), the MCP client side, execa or the grep engine (apps/cli/src/serve-stdio.ts); what remains is Node, the CLI and creating the Host and session (registry, path policy, config). The SDK loads right after the tools/list answer, so the first tools/call pays for it: ${median(toolhostCall)} from spawn against ${median(bareCall)} for the bare server.`,
+        limitedBy: `medians of this run: ${median(bareMs)} for the bare SDK server, ${median(toolhostMs)} for toolhost serve; ${ratio.median <= EARLIER_RATIO ? `within issue 16's ${EARLIER_RATIO}× too` : `not within issue 16's ${EARLIER_RATIO}× either`}. serve answers initialize and tools/list before it loads the MCP SDK (its zod schemas and ajv), the MCP client side, execa or the grep engine (apps/cli/src/serve-stdio.ts); what remains is Node, the CLI and creating the Host and session (registry, path policy, config). The SDK loads right after the tools/list answer, so the first tools/call pays for it: ${median(toolhostCall)} from spawn against ${median(bareCall)} for the bare server.`,
         ...(met
           ? {}
           : {
