@@ -23,7 +23,7 @@ import {
   findBubblewrap,
   probeBubblewrap,
 } from './bubblewrap.js';
-import { containCommand, resolveExecutable } from './containment.js';
+import { containCommand, containResolvedCommand, resolveExecutable } from './containment.js';
 import {
   HOME_CREDENTIAL_PATHS,
   type HostView,
@@ -676,9 +676,10 @@ export function createSandbox(
     };
     // A shell that is not there is spawned as it is, so the start fails with ENOENT as it always did
     // (a wrapper would start and report exit code 127 instead).
-    if (settings.platform !== 'win32' && !resolveExecutable(invocation.file, searchPath ?? '', cwd))
-      return plain;
-    const contained = await containCommand({
+    const resolved =
+      settings.platform === 'win32' ? undefined : resolveExecutable(invocation.file, searchPath ?? '', cwd);
+    if (settings.platform !== 'win32' && !resolved) return plain;
+    const containOptions = {
       command: invocation.file,
       args: invocation.args,
       cwd,
@@ -687,7 +688,12 @@ export function createSandbox(
       infoFd: 3,
       platform: settings.platform,
       ...(settings.bubblewrapPath ? { bubblewrapPath: settings.bubblewrapPath } : {}),
-    });
+    };
+    // The shell was looked up on PATH just above: on Linux it is not looked up again.
+    const contained =
+      settings.platform === 'linux' && resolved
+        ? await containResolvedCommand(resolved, containOptions)
+        : await containCommand(containOptions);
     // The descriptors are closed inside the namespace, by the first program it runs.
     const command = contained.contained
       ? (() => {
