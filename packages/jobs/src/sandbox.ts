@@ -698,10 +698,14 @@ export function createSandbox(
     const command = contained.contained
       ? (() => {
           const separator = contained.args.indexOf('--');
+          const file = contained.args[separator + 1]!;
+          // The inner file is the shell itself, looked up on PATH: a bash job closes the descriptors
+          // through its BASH_ENV file, not through an extra `bash -c 'exec N>&-; exec "$@"'`.
           const inner = withoutInheritedDescriptors(
             invocation,
-            contained.args[separator + 1]!,
+            file,
             contained.args.slice(separator + 2),
+            file === resolved,
           );
           return {
             file: contained.file,
@@ -735,10 +739,12 @@ export function createSandbox(
     invocation: ShellInvocation,
     file: string,
     args: readonly string[],
+    /** Whether `file` is the invocation's shell (its name, or its path as looked up on PATH). */
+    isShell = file === invocation.file,
   ): { file: string; args: readonly string[]; env: Record<string, string> } => {
     const descriptors = listInheritedDescriptors();
     if (descriptors.length === 0) return { file, args, env: {} };
-    if (invocation.shell === 'bash' && file === invocation.file) {
+    if (invocation.shell === 'bash' && isShell) {
       const text = closingScript(descriptors);
       if (!closingScriptPath || text !== closingScriptText) {
         closingScriptPath = path.join(stateDir, 'close-descriptors.sh');
