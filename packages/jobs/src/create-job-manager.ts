@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -588,6 +589,17 @@ export function createJobManager(options: JobManagerOptions): JobManager {
 
   /** Forgets the oldest finished jobs past the count, then deletes finished logs past `logBudget`. */
   const pruneFinished = (logBudget = settings.maxRetainedLogBytes) => {
+    // The common case, after every job: nothing to forget or delete. One pass without allocations
+    // (a session keeps up to maxRetainedJobs finished jobs, and this runs at the end of each).
+    const budgetNow = Math.max(0, Math.min(logBudget, settings.maxRetainedLogBytes));
+    let finishedCount = 0;
+    let retainedNow = 0;
+    for (const job of jobs.values()) {
+      if (job.finalBytes === undefined) continue;
+      finishedCount += 1;
+      if (!job.logRemoved) retainedNow += job.finalBytes;
+    }
+    if (finishedCount <= settings.maxRetainedJobs && retainedNow <= budgetNow) return;
     const finished = [...jobs.values()].filter((job) => job.finalBytes !== undefined);
     const excess = finished.length - settings.maxRetainedJobs;
     // Jobs whose final state was read go first; the rest only when the count demands it.
@@ -691,8 +703,10 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       }
       counter += 1;
       const id = `${start.shell}-${counter}`;
-      const logPath = path.join(logsDir, `${registry.logPrefix}.${id}.${randomBytes(4).toString('hex')}.log`);
-      const marker = randomBytes(16).toString('hex');
+      // One draw for both: the log name's random part (4 bytes) and the marker (16 bytes).
+      const random = randomBytes(20).toString('hex');
+      const logPath = path.join(logsDir, `${registry.logPrefix}.${id}.${random.slice(0, 8)}.log`);
+      const marker = random.slice(8);
       const environment = {
         ...createJobEnvironment(hostEnvironment, options.environment),
         ...invocation.env,
@@ -813,7 +827,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         const initPid = job.contained ? spawned.namespaceInit() : undefined;
         // Gone already (no start time to read) means the namespace is empty; a pid reused since would
         // only make this wait for a stranger, up to the deadline, and then scan.
-        const initStart = initPid === undefined ? undefined : readProcessStartTime(initPid);
+        const initStart = initPid === undefined ? undefined : liveStartTime(initPid);
         const emptied =
           initPid !== undefined &&
           (initStart === undefined || (await processGone(initPid, initStart, 10_000)));
@@ -1057,8 +1071,17 @@ export function createJobManager(options: JobManagerOptions): JobManager {
 async function processGone(pid: number, startTime: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (let round = 0; ; round++) {
-    if (readProcessStartTime(pid) !== startTime) return true;
+    if (liveStartTime(pid) !== startTime) return true;
     if (Date.now() > deadline) return false;
     await delay(round < 10 ? 1 : 10);
   }
+}
+
+/**
+ * {@link readProcessStartTime} for a process that is usually gone already (a namespace's init once
+ * its job ended): `existsSync` answers that without the error (and stack trace) a failed read throws.
+ */
+function liveStartTime(pid: number): string | undefined {
+  if (process.platform !== 'linux') return readProcessStartTime(pid);
+  return existsSync(`/proc/${pid}`) ? readProcessStartTime(pid) : undefined;
 }

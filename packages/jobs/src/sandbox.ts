@@ -23,7 +23,7 @@ import {
   findBubblewrap,
   probeBubblewrap,
 } from './bubblewrap.js';
-import { containCommand, resolveExecutable } from './containment.js';
+import { containCommand, containResolvedCommand, resolveExecutable } from './containment.js';
 import {
   HOME_CREDENTIAL_PATHS,
   type HostView,
@@ -679,9 +679,10 @@ export function createSandbox(
     };
     // A shell that is not there is spawned as it is, so the start fails with ENOENT as it always did
     // (a wrapper would start and report exit code 127 instead).
-    if (settings.platform !== 'win32' && !resolveExecutable(invocation.file, searchPath ?? '', cwd))
-      return plain;
-    const contained = await containCommand({
+    const resolved =
+      settings.platform === 'win32' ? undefined : resolveExecutable(invocation.file, searchPath ?? '', cwd);
+    if (settings.platform !== 'win32' && !resolved) return plain;
+    const containOptions = {
       command: invocation.file,
       args: invocation.args,
       cwd,
@@ -690,15 +691,24 @@ export function createSandbox(
       infoFd: 3,
       platform: settings.platform,
       ...(settings.bubblewrapPath ? { bubblewrapPath: settings.bubblewrapPath } : {}),
-    });
+    };
+    // The shell was looked up on PATH just above: on Linux it is not looked up again.
+    const contained =
+      settings.platform === 'linux' && resolved
+        ? await containResolvedCommand(resolved, containOptions)
+        : await containCommand(containOptions);
     // The descriptors are closed inside the namespace, by the first program it runs.
     const command = contained.contained
       ? (() => {
           const separator = contained.args.indexOf('--');
+          const file = contained.args[separator + 1]!;
+          // The inner file is the shell itself, looked up on PATH: a bash job closes the descriptors
+          // through its BASH_ENV file, not through an extra `bash -c 'exec N>&-; exec "$@"'`.
           const inner = withoutInheritedDescriptors(
             invocation,
-            contained.args[separator + 1]!,
+            file,
             contained.args.slice(separator + 2),
+            file === resolved,
           );
           return {
             file: contained.file,
@@ -732,10 +742,12 @@ export function createSandbox(
     invocation: ShellInvocation,
     file: string,
     args: readonly string[],
+    /** Whether `file` is the invocation's shell (its name, or its path as looked up on PATH). */
+    isShell = file === invocation.file,
   ): { file: string; args: readonly string[]; env: Record<string, string> } => {
     const descriptors = listInheritedDescriptors();
     if (descriptors.length === 0) return { file, args, env: {} };
-    if (invocation.shell === 'bash' && file === invocation.file) {
+    if (invocation.shell === 'bash' && isShell) {
       const text = closingScript(descriptors);
       if (!closingScriptPath || text !== closingScriptText) {
         closingScriptPath = path.join(stateDir, 'close-descriptors.sh');

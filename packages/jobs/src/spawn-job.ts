@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, unlinkSync } from 'node:fs';
 
 /** How a job's main process ended (one of the two is set). */
 export interface JobExit {
@@ -98,7 +98,12 @@ export function spawnJob(options: SpawnJobOptions): SpawnedJob {
     } catch {
       return undefined;
     } finally {
-      rmSync(options.infoFile, { force: true });
+      // One unlink: `rmSync` would lstat first and walk a directory (this is a file we created).
+      try {
+        unlinkSync(options.infoFile);
+      } catch {
+        // Gone already.
+      }
     }
   };
   return { pid: child.pid, exited, namespaceInit, spawnError };

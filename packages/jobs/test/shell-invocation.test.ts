@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { createJobEnvironment } from '../src/index.js';
 import {
@@ -23,6 +26,8 @@ function embeddedCommand(script: string): string | undefined {
   const match = /FromBase64String\('([A-Za-z0-9+/=]*)'\)/.exec(script);
   return match ? Buffer.from(match[1]!, 'base64').toString('utf8') : undefined;
 }
+
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const hasPwsh = spawnSync('pwsh', ['-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status === 0;
 
@@ -110,6 +115,70 @@ describe('buildPowerShellInvocation', () => {
     const read = await jobs.readNew(started.value.id);
     assert.ok(read.ok);
     assert.equal(read.value.text.trim(), 'héllo ✓');
+  });
+});
+
+describe('the shell on PATH', () => {
+  it('a danger_full_access job starts its shell once, the first executable regular file named bash on PATH (missing, non-directory, non-executable and directory entries skipped), also when the host inherited a descriptor', async (t) => {
+    const root = tempDir(t);
+    const realBash = spawnSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
+    assert.ok(realBash.startsWith('/'), 'bash is on the test PATH');
+    const file = path.join(root, 'a-file');
+    writeFileSync(file, '');
+    const notExecutable = path.join(root, 'not-executable');
+    mkdirSync(notExecutable);
+    writeFileSync(path.join(notExecutable, 'bash'), '#!/bin/sh\necho wrong-bash\n');
+    chmodSync(path.join(notExecutable, 'bash'), 0o644);
+    const aDirectory = path.join(root, 'a-directory');
+    mkdirSync(path.join(aDirectory, 'bash'), { recursive: true });
+    // Every start of this bash says so: a second line means a second shell started (before, a host
+    // with an inherited descriptor closed it through `bash -c 'exec 300>&-; exec "$@"'`, an extra
+    // shell per danger_full_access job, although the shell's own BASH_ENV can close it).
+    const wrapper = path.join(root, 'wrapper');
+    mkdirSync(wrapper);
+    writeFileSync(path.join(wrapper, 'bash'), `#!${realBash}\necho via-wrapper\nexec ${realBash} "$@"\n`, {
+      mode: 0o755,
+    });
+    const searchPath = [
+      path.join(root, 'missing'),
+      file,
+      notExecutable,
+      aDirectory,
+      '',
+      wrapper,
+      '/usr/bin',
+      '/bin',
+    ];
+    const fixture = path.join(packageDir, 'test', 'fixtures', 'shell-lookup-host.ts');
+    // The host is started by a shell that opened fd 300 without close-on-exec, as `cmd 300>file` does.
+    const child = spawn(
+      realBash,
+      [
+        '-c',
+        'exec 300>/dev/null; exec "$NODE" --conditions=@toolhost/source --import tsx "$FIXTURE" "$ROOT" "$SEARCH"',
+      ],
+      {
+        cwd: packageDir,
+        env: {
+          ...process.env,
+          NODE: process.execPath,
+          FIXTURE: fixture,
+          ROOT: root,
+          SEARCH: searchPath.join(path.delimiter),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, output);
+    const result = JSON.parse(output) as { contained: boolean; exitCode: number; text: string };
+    assert.equal(result.exitCode, 4);
+    assert.equal(result.text, 'via-wrapper\nran\n', 'one shell, the wrapper found on PATH');
+    assert.equal(result.contained, spawnSync('bwrap', ['--version']).status === 0);
   });
 });
 
