@@ -1,5 +1,6 @@
 import {
   type ContentBlock,
+  knownTextBytes,
   outputText,
   ToolhostError,
   type ToolResult,
@@ -419,6 +420,8 @@ export async function finalizeExecutedCall(
       : result.error.toModelText();
   const shaped = await shapeResultText({
     text,
+    // Counted by the tool when it built a text it read (read_file): not counted again.
+    textBytes: result.ok ? knownTextBytes(result.output) : undefined,
     shape: shapeKind,
     failed: !result.ok,
     callId: call.callId,

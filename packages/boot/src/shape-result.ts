@@ -46,6 +46,11 @@ export interface ShapeResultOptions {
   readonly store?: ResultStore | undefined;
   /** Default {@link MAX_MODEL_RESULT_BYTES}; only lower it in tests. */
   readonly maxBytes?: number;
+  /**
+   * The exact UTF-8 byte length of `text`, when the tool counted it (contracts' `knownTextBytes`);
+   * it is then not counted again. Must equal `Buffer.byteLength(text, 'utf8')`.
+   */
+  readonly textBytes?: number | undefined;
 }
 
 /** A result's text as the model will see it. */
@@ -76,10 +81,15 @@ const PAGE_LIMIT = 16384;
  */
 export async function shapeResultText(options: ShapeResultOptions): Promise<ShapedResultText> {
   const maxBytes = options.maxBytes ?? MAX_MODEL_RESULT_BYTES;
-  // Most results are small: count their bytes without copying them.
-  const size = Buffer.byteLength(options.text, 'utf8');
+  const { text } = options;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a text that short fits whatever it holds, and its
+  // byte count (a scan of the whole text, a measurable part of a small call: issue 25) is taken
+  // only if someone reads it (the audit, when it is on).
+  if (options.textBytes === undefined && text.length * 3 <= maxBytes) return untouched(text);
+  // Most results are small: count their bytes without copying them (unless the tool counted them).
+  const size = options.textBytes ?? Buffer.byteLength(text, 'utf8');
   if (size <= maxBytes) {
-    return { text: options.text, truncated: false, resultRef: null, originalBytes: size, keptBytes: size };
+    return { text, truncated: false, resultRef: null, originalBytes: size, keptBytes: size };
   }
   const bytes = Buffer.from(options.text, 'utf8');
   let stored: StoredResult | undefined;
@@ -106,6 +116,26 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
       ? cutPrefix(bytes, shaping, stored, maxBytes)
       : cutHeadTail(bytes, shaping, stored, maxBytes);
   return storeError === undefined ? shaped : { ...shaped, storeError };
+}
+
+/** A text that passes as it is, its byte count taken on first read. */
+function untouched(text: string): ShapedResultText {
+  let size: number | undefined;
+  const bytes = () => {
+    size ??= Buffer.byteLength(text, 'utf8');
+    return size;
+  };
+  return {
+    text,
+    truncated: false,
+    resultRef: null,
+    get originalBytes() {
+      return bytes();
+    },
+    get keptBytes() {
+      return bytes();
+    },
+  };
 }
 
 function budgetsFor(shape: ResultShape, failed: boolean, maxBytes: number): { head: number; tail: number } {
