@@ -22,7 +22,12 @@ import { MAX_CALL_REPLACEMENTS, type PipelineContext } from './pipeline-context.
 import type { PreparedCall, ReadyCall } from './prepare-call.js';
 import { boundedName, resolveCall } from './prepare-call.js';
 import { runTool } from './run-tool.js';
-import { MAX_MODEL_RESULT_BYTES, shapeResultText } from './shape-result.js';
+import {
+  MAX_MODEL_RESULT_BYTES,
+  type ShapeResultOptions,
+  shapeFittingText,
+  shapeLongText,
+} from './shape-result.js';
 import { USE_CAPABILITY } from './select-surface.js';
 
 /** What running a prepared call produced, before shaping. */
@@ -418,7 +423,7 @@ export async function finalizeExecutedCall(
     : bodyText
       ? `${result.error.toModelText()}\n\n${bodyText}`
       : result.error.toModelText();
-  const shaped = await shapeResultText({
+  const shaping: ShapeResultOptions = {
     text,
     // Counted by the tool when it built a text it read (read_file): not counted again.
     textBytes: result.ok ? knownTextBytes(result.output) : undefined,
@@ -429,7 +434,9 @@ export async function finalizeExecutedCall(
     store: context.resultStore,
     // Notes from hooks and extensions follow the result, within the model's budget.
     ...(notesBytes > 0 ? { maxBytes: MAX_MODEL_RESULT_BYTES - notesBytes } : {}),
-  });
+  };
+  // A text that fits is shaped without an await; only one that must be cut (and stored) waits.
+  const shaped = shapeFittingText(shaping) ?? (await shapeLongText(shaping));
   const modelText =
     notesText === '' ? shaped.text : shaped.text === '' ? notesText : `${shaped.text}\n\n${notesText}`;
   if (shaped.truncated) {
