@@ -24,6 +24,7 @@ import { boundedName, resolveCall } from './prepare-call.js';
 import { runTool } from './run-tool.js';
 import {
   MAX_MODEL_RESULT_BYTES,
+  type ShapedResultText,
   type ShapeResultOptions,
   shapeFittingText,
   shapeLongText,
@@ -300,6 +301,10 @@ async function runCallSteps(
       if (refused) return refused;
       continue;
     }
+    // No PostToolUse hooks and no extension's afterCall: nothing runs after the handler (and no
+    // async step is taken for nothing).
+    if (!context.hooks && !context.extensions.some((extension) => extension.afterCall !== undefined))
+      return done(outcome.result);
     return finishCall(context, current, outcome.result, { notes, scope, cancel, done });
   }
 }
@@ -404,14 +409,13 @@ export async function runPreparedCall(
  * kept in the session's result store for `session:tool_result`) and record exactly one
  * `call-finished` for the call.
  */
-export async function finalizeExecutedCall(
+export function finalizeExecutedCall(
   context: PipelineContext,
   proposed: PreparedCall,
   executed: ExecutedCall,
   batchId: string | undefined,
-): Promise<FinalizedCall> {
+): FinalizedCall | Promise<FinalizedCall> {
   const { result } = executed;
-  const { audit } = context;
   const call = executed.call ?? proposed;
   const toolName = call.kind === 'ready' ? call.tool.name : call.toolName;
   const shapeKind = call.kind === 'ready' ? (call.tool.definition.resultShape ?? 'default') : 'default';
@@ -435,8 +439,28 @@ export async function finalizeExecutedCall(
     // Notes from hooks and extensions follow the result, within the model's budget.
     ...(notesBytes > 0 ? { maxBytes: MAX_MODEL_RESULT_BYTES - notesBytes } : {}),
   };
-  // A text that fits is shaped without an await; only one that must be cut (and stored) waits.
-  const shaped = shapeFittingText(shaping) ?? (await shapeLongText(shaping));
+  // A text that fits is shaped (and the call finalized) synchronously, without a turn of the
+  // microtask queue; only one that must be cut (and stored) waits.
+  const fitting = shapeFittingText(shaping);
+  if (fitting) return recordShapedCall(context, proposed, executed, batchId, call, fitting, notesText);
+  return shapeLongText(shaping).then((shaped) =>
+    recordShapedCall(context, proposed, executed, batchId, call, shaped, notesText),
+  );
+}
+
+/** The rest of {@link finalizeExecutedCall} once the text is shaped: the record and the result. */
+function recordShapedCall(
+  context: PipelineContext,
+  proposed: PreparedCall,
+  executed: ExecutedCall,
+  batchId: string | undefined,
+  call: PreparedCall,
+  shaped: ShapedResultText,
+  notesText: string,
+): FinalizedCall {
+  const { result } = executed;
+  const { audit } = context;
+  const toolName = call.kind === 'ready' ? call.tool.name : call.toolName;
   const modelText =
     notesText === '' ? shaped.text : shaped.text === '' ? notesText : `${shaped.text}\n\n${notesText}`;
   if (shaped.truncated) {

@@ -86,7 +86,15 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   if (options.signal?.aborted) {
     return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };
   }
-  const handler: Promise<ToolResult> = (async () => tool.execute(options.args, context))().then(
+  // The handler's promise (a throw before it returned one counts as its rejection), normalised; no
+  // async wrapper around it, whose extra promise and turns of the microtask queue every call paid.
+  let started: Promise<unknown>;
+  try {
+    started = Promise.resolve(tool.execute(options.args, context));
+  } catch (error) {
+    started = Promise.reject(error);
+  }
+  const handler: Promise<ToolResult> = started.then(
     (value) => normaliseResult(tool.name, value),
     (error: unknown) => ({ ok: false as const, error: toToolhostError(error) }),
   );
