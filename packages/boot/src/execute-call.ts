@@ -75,7 +75,7 @@ function blocked(message: string, details: Record<string, unknown>): ToolhostErr
  * {@link MAX_CALL_REPLACEMENTS} replacements, and a call that shares its batch slot with reads may
  * not be replaced by a writer. Emits `call-started`.
  */
-export async function executePreparedCall(
+export function executePreparedCall(
   context: PipelineContext,
   call: ReadyCall,
   options: DispatchOptions,
@@ -84,8 +84,14 @@ export async function executePreparedCall(
   // Combined by hand and released after the call (no AbortSignal.any per call: its listeners stay
   // on the long-lived close signal until the combined signal is collected).
   const { signal: cancel, release } = anySignal([options.signal, context.closeSignal]);
+  // One signal (a call without its own): nothing to release, so no wrapper around the steps.
+  if (release === undefined) return runCallSteps(context, call, options, slot, cancel);
+  return runReleasing(runCallSteps(context, call, options, slot, cancel), release);
+}
+
+async function runReleasing<T>(work: Promise<T>, release: () => void): Promise<T> {
   try {
-    return await runCallSteps(context, call, options, slot, cancel);
+    return await work;
   } finally {
     release();
   }
@@ -189,12 +195,15 @@ async function runCallSteps(
     // PreToolUse hooks: after the permission step, once per target of the call.
     if (!scope.hooked.has(tool.name)) {
       scope.hooked.add(tool.name);
-      const pre = await runToolHooks(
-        context,
-        'PreToolUse',
-        { toolName: tool.name, toolInput: current.args, callId },
-        cancel,
-      );
+      // Awaited only when a hook matches (runToolHooks answers undefined otherwise, a turn later).
+      const pre = context.hooks?.matches('PreToolUse', tool.name)
+        ? await runToolHooks(
+            context,
+            'PreToolUse',
+            { toolName: tool.name, toolInput: current.args, callId },
+            cancel,
+          )
+        : undefined;
       if (pre) {
         for (const text of pre.additionalContext) notes.push(contextNote('PreToolUse hook', text));
         if (pre.stop) {
@@ -538,12 +547,13 @@ function boundNotes(notes: readonly string[] | undefined): string {
  */
 function anySignal(signals: readonly (AbortSignal | undefined)[]): {
   signal: AbortSignal;
-  release: () => void;
+  /** Undefined when there is nothing to release. */
+  release: (() => void) | undefined;
 } {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return { signal: present[0] as AbortSignal, release: () => undefined };
+  if (present.length === 1) return { signal: present[0] as AbortSignal, release: undefined };
   const fired = present.find((signal) => signal.aborted);
-  if (fired) return { signal: AbortSignal.abort(fired.reason), release: () => undefined };
+  if (fired) return { signal: AbortSignal.abort(fired.reason), release: undefined };
   const controller = new AbortController();
   const listeners = present.map((signal) => {
     const listener = () => controller.abort(signal.reason);
