@@ -81,20 +81,17 @@ export function executePreparedCall(
   options: DispatchOptions,
   slot: CallSlot = { shared: false },
 ): Promise<ExecutedCall> {
-  // Combined by hand and released after the call (no AbortSignal.any per call: its listeners stay
-  // on the long-lived close signal until the combined signal is collected).
-  const { signal: cancel, release } = anySignal([options.signal, context.closeSignal]);
-  // One signal (a call without its own): nothing to release, so no wrapper around the steps.
-  if (release === undefined) return runCallSteps(context, call, options, slot, cancel);
-  return runReleasing(runCallSteps(context, call, options, slot, cancel), release);
-}
-
-async function runReleasing<T>(work: Promise<T>, release: () => void): Promise<T> {
-  try {
-    return await work;
-  } finally {
-    release();
+  const cancel = new CallCancel(
+    options.signal === undefined ? [context.closeSignal] : [options.signal, context.closeSignal],
+  );
+  const work = runCallSteps(context, call, options, slot, cancel);
+  // A combined signal made during the call (for extensions and hooks) lets go of the long-lived
+  // session signal once the call is over; the release runs before the caller resumes.
+  if (cancel.sources.length > 1) {
+    const release = () => cancel.release();
+    void work.then(release, release);
   }
+  return work;
 }
 
 async function runCallSteps(
@@ -102,7 +99,7 @@ async function runCallSteps(
   call: ReadyCall,
   options: DispatchOptions,
   slot: CallSlot,
-  cancel: AbortSignal,
+  cancel: CallCancel,
 ): Promise<ExecutedCall> {
   const notes: string[] = [];
   const scope: ExecutionScope = { callId: call.callId, hooked: new Set(), mcpTargets: [], notes };
@@ -162,7 +159,7 @@ async function runCallSteps(
     const { tool, callId } = current;
     // Extensions: between validation and permission.
     if (context.extensions.length > 0) {
-      const before = await runBeforeExtensions(context, current, cancel);
+      const before = await runBeforeExtensions(context, current, cancel.signal);
       if (before.kind === 'deny') {
         return done(
           { ok: false, error: blocked(before.reason, { toolName: tool.name, blockedBy: before.by }) },
@@ -201,7 +198,7 @@ async function runCallSteps(
             context,
             'PreToolUse',
             { toolName: tool.name, toolInput: current.args, callId },
-            cancel,
+            cancel.signal,
           )
         : undefined;
       if (pre) {
@@ -289,7 +286,8 @@ async function runCallSteps(
         args: current.args,
         callId,
         invocation: current.invocation,
-        signal: cancel,
+        // The call's own signal and the session's, watched apiece: no combined AbortSignal is made.
+        signals: cancel.sources,
         sessionId: context.sessionId,
         ...(options.turn ? { turn: options.turn } : {}),
         ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
@@ -314,7 +312,7 @@ async function runCallSteps(
     // async step is taken for nothing).
     if (!context.hooks && !context.extensions.some((extension) => extension.afterCall !== undefined))
       return done(outcome.result);
-    return finishCall(context, current, outcome.result, { notes, scope, cancel, done });
+    return finishCall(context, current, outcome.result, { notes, scope, cancel: cancel.signal, done });
   }
 }
 
@@ -540,30 +538,44 @@ function boundNotes(notes: readonly string[] | undefined): string {
 }
 
 /**
- * A signal that fires when any of the given ones does, and `release` to detach it from them once the
- * call is over. By hand rather than `AbortSignal.any`, whose weakly held dependants cost a measurable
- * part of a small call (about 2% of a read through serve); the listeners on the long-lived session
- * signal are removed by `release`, so none accumulate.
+ * A call's cancellation: its own signal (if it has one) and the session's close signal. `aborted`
+ * asks them; `signal`, one AbortSignal that fires when any does, is made only when something asks for
+ * it (extensions and hooks): making an AbortSignal costs a few µs, a measurable part of a small call
+ * through serve, where every request has its own signal. Combined by hand rather than
+ * `AbortSignal.any`, whose weakly held dependants cost about 2% of a read through serve; `release`
+ * removes its listeners from the long-lived session signal, so none accumulate.
  */
-function anySignal(signals: readonly (AbortSignal | undefined)[]): {
-  signal: AbortSignal;
-  /** Undefined when there is nothing to release. */
-  release: (() => void) | undefined;
-} {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return { signal: present[0] as AbortSignal, release: undefined };
-  const fired = present.find((signal) => signal.aborted);
-  if (fired) return { signal: AbortSignal.abort(fired.reason), release: undefined };
-  const controller = new AbortController();
-  const listeners = present.map((signal) => {
-    const listener = () => controller.abort(signal.reason);
-    signal.addEventListener('abort', listener, { once: true });
-    return [signal, listener] as const;
-  });
-  return {
-    signal: controller.signal,
-    release: () => {
-      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener);
-    },
-  };
+class CallCancel {
+  #combined: AbortSignal | undefined;
+  #listeners: (readonly [AbortSignal, () => void])[] | undefined;
+
+  constructor(readonly sources: readonly AbortSignal[]) {}
+
+  get aborted(): boolean {
+    for (const source of this.sources) if (source.aborted) return true;
+    return false;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#combined) return this.#combined;
+    const fired = this.sources.find((source) => source.aborted);
+    if (this.sources.length === 1) this.#combined = this.sources[0] as AbortSignal;
+    else if (fired) this.#combined = AbortSignal.abort(fired.reason);
+    else {
+      const controller = new AbortController();
+      this.#listeners = this.sources.map((source) => {
+        const listener = () => controller.abort(source.reason);
+        source.addEventListener('abort', listener, { once: true });
+        return [source, listener] as const;
+      });
+      this.#combined = controller.signal;
+    }
+    return this.#combined;
+  }
+
+  /** Detaches the combined signal (if one was made) from its sources. */
+  release(): void {
+    for (const [source, listener] of this.#listeners ?? []) source.removeEventListener('abort', listener);
+    this.#listeners = undefined;
+  }
 }

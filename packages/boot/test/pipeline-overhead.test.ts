@@ -145,4 +145,39 @@ describe('pipeline overhead (issue 25)', () => {
     assert.equal(finished('r2')?.outputBytes, Buffer.byteLength(partial.output));
     assert.ok(Buffer.byteLength(read.output) > read.output.length * 1.5, 'the file is mostly multi-byte');
   });
+
+  it('a handler can poll `stopped` without an AbortSignal; a call stopped by its own signal or by a timeout reads true', async () => {
+    const seen: { before: boolean; after: boolean }[] = [];
+    const release = deferred();
+    const polling = probe(async (context) => {
+      const before = context.stopped === true;
+      await release.promise;
+      seen.push({ before, after: context.stopped === true });
+    }, 200);
+    const h = await host({ tools: [polling] });
+    const timedOut = await h.dispatch({ id: 't', name: 'test_probe', arguments: {} });
+    assert.equal(timedOut.error?.code, 'TIMEOUT');
+    release.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen.shift(), { before: false, after: true });
+
+    // Cancelled by the dispatch's own signal (what serve passes for every request).
+    const hold = deferred();
+    const again = deferred();
+    const cancelled = probe(async (context) => {
+      again.resolve();
+      await hold.promise;
+      seen.push({ before: false, after: context.stopped === true });
+    });
+    const c = await host({ tools: [cancelled] });
+    const controller = new AbortController();
+    const pending = c.dispatch({ id: 'c', name: 'test_probe', arguments: {} }, { signal: controller.signal });
+    await again.promise;
+    controller.abort();
+    const result = await pending;
+    assert.equal(result.error?.code, 'ABORTED');
+    hold.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen.shift(), { before: false, after: true });
+  });
 });

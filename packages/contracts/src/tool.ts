@@ -90,6 +90,12 @@ export interface ToolCallContext {
   readonly toolName: string;
   /** Fires on timeout or cancellation; abortable tools must stop promptly. */
   readonly signal: AbortSignal;
+  /**
+   * Whether the call was stopped (timeout or cancellation): the same as `signal.aborted`, when the
+   * host provides it, without making the signal (an AbortSignal costs a few µs, a measurable part of
+   * a small call, and a tool that only polls needs none). Absent: read `signal.aborted`.
+   */
+  readonly stopped?: boolean;
   readonly invocation: ToolInvocation;
   readonly onProgress?: (progress: ToolProgress) => void;
   /**

@@ -43,8 +43,8 @@ export interface ReadTextWindowOptions {
   readonly hashLimit?: number;
   /** Files up to this size return their whole bytes as `content` (for an observation store). Default 1 MiB. */
   readonly contentLimit?: number;
-  /** Stops the read between chunks with `ABORTED`. */
-  readonly signal?: AbortSignal;
+  /** Stops the read between chunks with `ABORTED` (only `aborted` is read: an AbortSignal, or anything with it). */
+  readonly signal?: Pick<AbortSignal, 'aborted'>;
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
   /**
@@ -273,7 +273,7 @@ interface ScanSettings {
   readonly countToEnd: boolean;
   /** Chunks stay valid after the next one is read (views of the whole file), so lines need no copy. */
   readonly stableChunks: boolean;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: Pick<AbortSignal, 'aborted'> | undefined;
   readonly displayPath: string;
 }
 

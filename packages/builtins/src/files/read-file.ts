@@ -4,6 +4,7 @@ import {
   errorResult,
   textResult,
   textResultOfLength,
+  type ToolCallContext,
   ToolhostError,
 } from '@toolhost/contracts';
 import { describeVersion, observeWindow, type TextWindow } from '@toolhost/read-evidence';
@@ -53,6 +54,19 @@ export function formatReadWindow(
   notes: readonly string[] = [],
 ): string {
   return formatWindow(window, displayPath, notes).text;
+}
+
+/**
+ * What the read polls to stop: the host's `stopped` when it gives one (no AbortSignal is made for a
+ * read that is never stopped: a few µs of every small read), else the signal.
+ */
+function stopCheck(context: ToolCallContext): Pick<AbortSignal, 'aborted'> {
+  if (!('stopped' in context)) return context.signal;
+  return {
+    get aborted() {
+      return context.stopped === true;
+    },
+  };
 }
 
 /** The UTF-8 bytes of "→", the separator after each line number. */
@@ -180,7 +194,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           limit: args.limit ?? limits.defaultReadLines,
           maxLineBytes: limits.maxLineBytes,
           maxWindowBytes: limits.maxPageBytes,
-          signal: context.signal,
+          signal: stopCheck(context),
           displayPath: target.value.messageName,
         });
       } finally {
