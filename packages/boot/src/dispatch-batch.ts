@@ -41,9 +41,14 @@ export async function dispatchBatch(
     return done;
   };
   let index = 0;
-  // A batch of one (every `dispatch`) runs its call alone, without the scheduling below.
+  // A batch of one (every `dispatch`) runs its call alone, without the scheduling below (nothing
+  // ran before it, so nothing can have stopped the turn).
   if (prepared.length === 1) {
-    finished[0] = await run(0, false);
+    const only = await runPreparedCall(context, prepared[0] as PreparedCall, options, batchId, {
+      shared: false,
+    });
+    stop ??= only.result.stop;
+    finished[0] = only;
     index = 1;
   }
   while (index < prepared.length) {

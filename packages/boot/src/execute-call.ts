@@ -1,5 +1,6 @@
 import {
   type ContentBlock,
+  knownTextBytes,
   outputText,
   ToolhostError,
   type ToolResult,
@@ -21,7 +22,13 @@ import { MAX_CALL_REPLACEMENTS, type PipelineContext } from './pipeline-context.
 import type { PreparedCall, ReadyCall } from './prepare-call.js';
 import { boundedName, resolveCall } from './prepare-call.js';
 import { runTool } from './run-tool.js';
-import { MAX_MODEL_RESULT_BYTES, shapeResultText } from './shape-result.js';
+import {
+  MAX_MODEL_RESULT_BYTES,
+  type ShapedResultText,
+  type ShapeResultOptions,
+  shapeFittingText,
+  shapeLongText,
+} from './shape-result.js';
 import { USE_CAPABILITY } from './select-surface.js';
 
 /** What running a prepared call produced, before shaping. */
@@ -68,20 +75,23 @@ function blocked(message: string, details: Record<string, unknown>): ToolhostErr
  * {@link MAX_CALL_REPLACEMENTS} replacements, and a call that shares its batch slot with reads may
  * not be replaced by a writer. Emits `call-started`.
  */
-export async function executePreparedCall(
+export function executePreparedCall(
   context: PipelineContext,
   call: ReadyCall,
   options: DispatchOptions,
   slot: CallSlot = { shared: false },
 ): Promise<ExecutedCall> {
-  // Combined by hand and released after the call (no AbortSignal.any per call: its listeners stay
-  // on the long-lived close signal until the combined signal is collected).
-  const { signal: cancel, release } = anySignal([options.signal, context.closeSignal]);
-  try {
-    return await runCallSteps(context, call, options, slot, cancel);
-  } finally {
-    release();
+  const cancel = new CallCancel(
+    options.signal === undefined ? [context.closeSignal] : [options.signal, context.closeSignal],
+  );
+  const work = runCallSteps(context, call, options, slot, cancel);
+  // A combined signal made during the call (for extensions and hooks) lets go of the long-lived
+  // session signal once the call is over; the release runs before the caller resumes.
+  if (cancel.sources.length > 1) {
+    const release = () => cancel.release();
+    void work.then(release, release);
   }
+  return work;
 }
 
 async function runCallSteps(
@@ -89,7 +99,7 @@ async function runCallSteps(
   call: ReadyCall,
   options: DispatchOptions,
   slot: CallSlot,
-  cancel: AbortSignal,
+  cancel: CallCancel,
 ): Promise<ExecutedCall> {
   const notes: string[] = [];
   const scope: ExecutionScope = { callId: call.callId, hooked: new Set(), mcpTargets: [], notes };
@@ -149,7 +159,7 @@ async function runCallSteps(
     const { tool, callId } = current;
     // Extensions: between validation and permission.
     if (context.extensions.length > 0) {
-      const before = await runBeforeExtensions(context, current, cancel);
+      const before = await runBeforeExtensions(context, current, cancel.signal);
       if (before.kind === 'deny') {
         return done(
           { ok: false, error: blocked(before.reason, { toolName: tool.name, blockedBy: before.by }) },
@@ -182,12 +192,15 @@ async function runCallSteps(
     // PreToolUse hooks: after the permission step, once per target of the call.
     if (!scope.hooked.has(tool.name)) {
       scope.hooked.add(tool.name);
-      const pre = await runToolHooks(
-        context,
-        'PreToolUse',
-        { toolName: tool.name, toolInput: current.args, callId },
-        cancel,
-      );
+      // Awaited only when a hook matches (runToolHooks answers undefined otherwise, a turn later).
+      const pre = context.hooks?.matches('PreToolUse', tool.name)
+        ? await runToolHooks(
+            context,
+            'PreToolUse',
+            { toolName: tool.name, toolInput: current.args, callId },
+            cancel.signal,
+          )
+        : undefined;
       if (pre) {
         for (const text of pre.additionalContext) notes.push(contextNote('PreToolUse hook', text));
         if (pre.stop) {
@@ -273,7 +286,8 @@ async function runCallSteps(
         args: current.args,
         callId,
         invocation: current.invocation,
-        signal: cancel,
+        // The call's own signal and the session's, watched apiece: no combined AbortSignal is made.
+        signals: cancel.sources,
         sessionId: context.sessionId,
         ...(options.turn ? { turn: options.turn } : {}),
         ...(permitted.resolvedPaths?.length ? { resolvedPaths: permitted.resolvedPaths } : {}),
@@ -294,7 +308,11 @@ async function runCallSteps(
       if (refused) return refused;
       continue;
     }
-    return finishCall(context, current, outcome.result, { notes, scope, cancel, done });
+    // No PostToolUse hooks and no extension's afterCall: nothing runs after the handler (and no
+    // async step is taken for nothing).
+    if (!context.hooks && !context.extensions.some((extension) => extension.afterCall !== undefined))
+      return done(outcome.result);
+    return finishCall(context, current, outcome.result, { notes, scope, cancel: cancel.signal, done });
   }
 }
 
@@ -398,14 +416,13 @@ export async function runPreparedCall(
  * kept in the session's result store for `session:tool_result`) and record exactly one
  * `call-finished` for the call.
  */
-export async function finalizeExecutedCall(
+export function finalizeExecutedCall(
   context: PipelineContext,
   proposed: PreparedCall,
   executed: ExecutedCall,
   batchId: string | undefined,
-): Promise<FinalizedCall> {
+): FinalizedCall | Promise<FinalizedCall> {
   const { result } = executed;
-  const { audit } = context;
   const call = executed.call ?? proposed;
   const toolName = call.kind === 'ready' ? call.tool.name : call.toolName;
   const shapeKind = call.kind === 'ready' ? (call.tool.definition.resultShape ?? 'default') : 'default';
@@ -417,8 +434,10 @@ export async function finalizeExecutedCall(
     : bodyText
       ? `${result.error.toModelText()}\n\n${bodyText}`
       : result.error.toModelText();
-  const shaped = await shapeResultText({
+  const shaping: ShapeResultOptions = {
     text,
+    // Counted by the tool when it built a text it read (read_file): not counted again.
+    textBytes: result.ok ? knownTextBytes(result.output) : undefined,
     shape: shapeKind,
     failed: !result.ok,
     callId: call.callId,
@@ -426,7 +445,29 @@ export async function finalizeExecutedCall(
     store: context.resultStore,
     // Notes from hooks and extensions follow the result, within the model's budget.
     ...(notesBytes > 0 ? { maxBytes: MAX_MODEL_RESULT_BYTES - notesBytes } : {}),
-  });
+  };
+  // A text that fits is shaped (and the call finalized) synchronously, without a turn of the
+  // microtask queue; only one that must be cut (and stored) waits.
+  const fitting = shapeFittingText(shaping);
+  if (fitting) return recordShapedCall(context, proposed, executed, batchId, call, fitting, notesText);
+  return shapeLongText(shaping).then((shaped) =>
+    recordShapedCall(context, proposed, executed, batchId, call, shaped, notesText),
+  );
+}
+
+/** The rest of {@link finalizeExecutedCall} once the text is shaped: the record and the result. */
+function recordShapedCall(
+  context: PipelineContext,
+  proposed: PreparedCall,
+  executed: ExecutedCall,
+  batchId: string | undefined,
+  call: PreparedCall,
+  shaped: ShapedResultText,
+  notesText: string,
+): FinalizedCall {
+  const { result } = executed;
+  const { audit } = context;
+  const toolName = call.kind === 'ready' ? call.tool.name : call.toolName;
   const modelText =
     notesText === '' ? shaped.text : shaped.text === '' ? notesText : `${shaped.text}\n\n${notesText}`;
   if (shaped.truncated) {
@@ -497,29 +538,44 @@ function boundNotes(notes: readonly string[] | undefined): string {
 }
 
 /**
- * A signal that fires when any of the given ones does, and `release` to detach it from them once the
- * call is over. By hand rather than `AbortSignal.any`, whose weakly held dependants cost a measurable
- * part of a small call (about 2% of a read through serve); the listeners on the long-lived session
- * signal are removed by `release`, so none accumulate.
+ * A call's cancellation: its own signal (if it has one) and the session's close signal. `aborted`
+ * asks them; `signal`, one AbortSignal that fires when any does, is made only when something asks for
+ * it (extensions and hooks): making an AbortSignal costs a few µs, a measurable part of a small call
+ * through serve, where every request has its own signal. Combined by hand rather than
+ * `AbortSignal.any`, whose weakly held dependants cost about 2% of a read through serve; `release`
+ * removes its listeners from the long-lived session signal, so none accumulate.
  */
-function anySignal(signals: readonly (AbortSignal | undefined)[]): {
-  signal: AbortSignal;
-  release: () => void;
-} {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return { signal: present[0] as AbortSignal, release: () => undefined };
-  const fired = present.find((signal) => signal.aborted);
-  if (fired) return { signal: AbortSignal.abort(fired.reason), release: () => undefined };
-  const controller = new AbortController();
-  const listeners = present.map((signal) => {
-    const listener = () => controller.abort(signal.reason);
-    signal.addEventListener('abort', listener, { once: true });
-    return [signal, listener] as const;
-  });
-  return {
-    signal: controller.signal,
-    release: () => {
-      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener);
-    },
-  };
+class CallCancel {
+  #combined: AbortSignal | undefined;
+  #listeners: (readonly [AbortSignal, () => void])[] | undefined;
+
+  constructor(readonly sources: readonly AbortSignal[]) {}
+
+  get aborted(): boolean {
+    for (const source of this.sources) if (source.aborted) return true;
+    return false;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#combined) return this.#combined;
+    const fired = this.sources.find((source) => source.aborted);
+    if (this.sources.length === 1) this.#combined = this.sources[0] as AbortSignal;
+    else if (fired) this.#combined = AbortSignal.abort(fired.reason);
+    else {
+      const controller = new AbortController();
+      this.#listeners = this.sources.map((source) => {
+        const listener = () => controller.abort(source.reason);
+        source.addEventListener('abort', listener, { once: true });
+        return [source, listener] as const;
+      });
+      this.#combined = controller.signal;
+    }
+    return this.#combined;
+  }
+
+  /** Detaches the combined signal (if one was made) from its sources. */
+  release(): void {
+    for (const [source, listener] of this.#listeners ?? []) source.removeEventListener('abort', listener);
+    this.#listeners = undefined;
+  }
 }

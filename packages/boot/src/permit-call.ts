@@ -94,12 +94,15 @@ export async function permitCall(
         if (!context.pathPolicy) break;
         // Blank and missing paths mean the tool's default (`.`), as the tools themselves resolve an
         // optional path; a tool whose path is required refuses a blank one on its own.
-        const resolved = await context.pathPolicy.resolve(target.path ?? undefined, {
+        const resolving = context.pathPolicy.resolve(target.path ?? undefined, {
           access: target.access,
           optional: true,
           // Refusals name the argument, never the value the model sent.
           argument: target.argument,
         });
+        // The path policy answers synchronously: awaited only when a port returns a promise (an
+        // await of a plain value still costs a turn of the microtask queue on every call).
+        const resolved = resolving instanceof Promise ? await resolving : resolving;
         if (!resolved.ok) {
           pathDenial = { ...resolved.error, argument: target.argument };
           break;

@@ -25,6 +25,8 @@ export interface RunToolOptions {
   readonly invocation: ToolInvocation;
   /** Cancels the call (a batch or the whole host); reported as `ABORTED`. */
   readonly signal?: AbortSignal | undefined;
+  /** More signals that cancel the call, each like `signal` (watched apiece, never combined). */
+  readonly signals?: readonly AbortSignal[] | undefined;
   /** Receives the tool's progress reports. */
   readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
   /** The session the call belongs to (tools with per-agent state pick it by this). */
@@ -77,16 +79,27 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
       }
       return controller.signal;
     },
+    get stopped(): boolean {
+      return stopReason !== undefined;
+    },
     invocation: options.invocation,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ...(options.turn === undefined ? {} : { turn: options.turn }),
     ...(options.resolvedPaths === undefined ? {} : { resolvedPaths: options.resolvedPaths }),
   };
-  if (options.signal?.aborted) {
-    return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };
+  const signals = options.signal ? [options.signal, ...(options.signals ?? [])] : (options.signals ?? []);
+  for (const signal of signals)
+    if (signal.aborted) return { result: stopped(tool, 'aborted', timeoutMs), ending: 'aborted' };
+  // The handler's promise (a throw before it returned one counts as its rejection), normalised; no
+  // async wrapper around it, whose extra promise and turns of the microtask queue every call paid.
+  let started: Promise<unknown>;
+  try {
+    started = Promise.resolve(tool.execute(options.args, context));
+  } catch (error) {
+    started = Promise.reject(error);
   }
-  const handler: Promise<ToolResult> = (async () => tool.execute(options.args, context))().then(
+  const handler: Promise<ToolResult> = started.then(
     (value) => normaliseResult(tool.name, value),
     (error: unknown) => ({ ok: false as const, error: toToolhostError(error) }),
   );
@@ -101,7 +114,13 @@ export async function runTool(options: RunToolOptions): Promise<RunToolOutcome> 
   const first = await new Promise<First>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
     onAbort = () => resolve({ kind: 'aborted' });
-    if (options.signal) stopWatching = watchAbort(options.signal, onAbort);
+    if (signals.length === 1) stopWatching = watchAbort(signals[0] as AbortSignal, onAbort);
+    else if (signals.length > 1) {
+      const stops = signals.map((signal) => watchAbort(signal, onAbort as () => void));
+      stopWatching = () => {
+        for (const stop of stops) stop();
+      };
+    }
     void handler.then((result) => resolve({ kind: 'completed', result }));
   });
   clearTimeout(timer);

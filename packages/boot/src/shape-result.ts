@@ -46,6 +46,11 @@ export interface ShapeResultOptions {
   readonly store?: ResultStore | undefined;
   /** Default {@link MAX_MODEL_RESULT_BYTES}; only lower it in tests. */
   readonly maxBytes?: number;
+  /**
+   * The exact UTF-8 byte length of `text`, when the tool counted it (contracts' `knownTextBytes`);
+   * it is then not counted again. Must equal `Buffer.byteLength(text, 'utf8')`.
+   */
+  readonly textBytes?: number | undefined;
 }
 
 /** A result's text as the model will see it. */
@@ -75,12 +80,32 @@ const PAGE_LIMIT = 16384;
  * put in the store first, so nothing the tool produced is lost. The result never exceeds `maxBytes`.
  */
 export async function shapeResultText(options: ShapeResultOptions): Promise<ShapedResultText> {
+  return shapeFittingText(options) ?? shapeLongText(options);
+}
+
+/**
+ * The synchronous part of {@link shapeResultText}: the shaped result of a text that fits (passed
+ * as it is), or `undefined` for one that must be cut (kept in the store first, asynchronously).
+ * Most results fit, and the pipeline takes them without a turn of the microtask queue.
+ */
+export function shapeFittingText(options: ShapeResultOptions): ShapedResultText | undefined {
   const maxBytes = options.maxBytes ?? MAX_MODEL_RESULT_BYTES;
-  // Most results are small: count their bytes without copying them.
-  const size = Buffer.byteLength(options.text, 'utf8');
+  const { text } = options;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a text that short fits whatever it holds, and its
+  // byte count (a scan of the whole text, a measurable part of a small call: issue 25) is taken
+  // only if someone reads it (the audit, when it is on).
+  if (options.textBytes === undefined && text.length * 3 <= maxBytes) return new UntouchedText(text);
+  // Most results are small: count their bytes without copying them (unless the tool counted them).
+  const size = options.textBytes ?? Buffer.byteLength(text, 'utf8');
   if (size <= maxBytes) {
-    return { text: options.text, truncated: false, resultRef: null, originalBytes: size, keptBytes: size };
+    return { text, truncated: false, resultRef: null, originalBytes: size, keptBytes: size };
   }
+  return undefined;
+}
+
+/** {@link shapeResultText} of a text {@link shapeFittingText} found too long: stored, then cut. */
+export async function shapeLongText(options: ShapeResultOptions): Promise<ShapedResultText> {
+  const maxBytes = options.maxBytes ?? MAX_MODEL_RESULT_BYTES;
   const bytes = Buffer.from(options.text, 'utf8');
   let stored: StoredResult | undefined;
   let storeError: string | undefined;
@@ -106,6 +131,27 @@ export async function shapeResultText(options: ShapeResultOptions): Promise<Shap
       ? cutPrefix(bytes, shaping, stored, maxBytes)
       : cutHeadTail(bytes, shaping, stored, maxBytes);
   return storeError === undefined ? shaped : { ...shaped, storeError };
+}
+
+/**
+ * A text that passes as it is, its byte count taken on first read (a class: an object literal with
+ * getters is slow to create, and this is made on every small call).
+ */
+class UntouchedText implements ShapedResultText {
+  readonly truncated = false;
+  readonly resultRef = null;
+  #size: number | undefined;
+
+  constructor(readonly text: string) {}
+
+  get originalBytes(): number {
+    this.#size ??= Buffer.byteLength(this.text, 'utf8');
+    return this.#size;
+  }
+
+  get keptBytes(): number {
+    return this.originalBytes;
+  }
 }
 
 function budgetsFor(shape: ResultShape, failed: boolean, maxBytes: number): { head: number; tail: number } {

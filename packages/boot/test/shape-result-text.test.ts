@@ -183,4 +183,51 @@ describe('shapeResultText', () => {
     assert.ok(shaped.text.includes('(call id too long to show)'));
     assert.ok(!shaped.text.includes('n'.repeat(129)));
   });
+
+  it('takes a counted byte length instead of counting, and still reports exact byte counts for short texts (issue 25: pipeline overhead)', async () => {
+    const store = memoryStore();
+    // A short text (at most a third of the limit in UTF-16 units) passes; its count is exact when read.
+    const short = `${'→'.repeat(100)}😀`;
+    const passed = await shapeResultText({
+      text: short,
+      shape: 'read',
+      failed: false,
+      callId: 'c',
+      toolName: 'read_file',
+      store,
+    });
+    assert.equal(passed.text, short);
+    assert.equal(passed.truncated, false);
+    assert.equal(passed.originalBytes, Buffer.byteLength(short));
+    assert.equal(passed.keptBytes, Buffer.byteLength(short));
+    // A long text whose count the tool gave: shaped by that count, not by its own.
+    const line = `${'é'.repeat(40)}\n`;
+    const long = line.repeat(500);
+    const bytes = Buffer.byteLength(long);
+    assert.ok(long.length <= MAX_MODEL_RESULT_BYTES && bytes > MAX_MODEL_RESULT_BYTES);
+    const counted = await shapeResultText({
+      text: long,
+      textBytes: bytes,
+      shape: 'read',
+      failed: false,
+      callId: 'c',
+      toolName: 'read_file',
+      store,
+    });
+    assert.equal(counted.truncated, true);
+    assert.equal(counted.originalBytes, bytes);
+    assert.ok(Buffer.byteLength(counted.text) <= MAX_MODEL_RESULT_BYTES);
+    const fits = line.repeat(300);
+    const under = await shapeResultText({
+      text: fits,
+      textBytes: Buffer.byteLength(fits),
+      shape: 'read',
+      failed: false,
+      callId: 'c',
+      toolName: 'read_file',
+      store,
+    });
+    assert.equal(under.text, fits);
+    assert.equal(under.originalBytes, Buffer.byteLength(fits));
+  });
 });

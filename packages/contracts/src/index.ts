@@ -47,6 +47,7 @@ export {
   defineTool,
   errorResult,
   type HostedToolDeclarations,
+  knownTextBytes,
   type ModelTool,
   outputText,
   type PathAccess,
@@ -70,6 +71,7 @@ export {
   type ToolVisibility,
   type TurnOrigin,
   textResult,
+  textResultOfLength,
 } from './tool.js';
 export { isUtf8Continuation, utf8BoundaryAfter, utf8BoundaryBefore, utf8Prefix } from './utf8-prefix.js';
 export {

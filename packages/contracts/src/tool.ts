@@ -90,6 +90,12 @@ export interface ToolCallContext {
   readonly toolName: string;
   /** Fires on timeout or cancellation; abortable tools must stop promptly. */
   readonly signal: AbortSignal;
+  /**
+   * Whether the call was stopped (timeout or cancellation): the same as `signal.aborted`, when the
+   * host provides it, without making the signal (an AbortSignal costs a few µs, a measurable part of
+   * a small call, and a tool that only polls needs none). Absent: read `signal.aborted`.
+   */
+  readonly stopped?: boolean;
   readonly invocation: ToolInvocation;
   readonly onProgress?: (progress: ToolProgress) => void;
   /**
@@ -239,6 +245,43 @@ export function textResult(text: string, details?: Readonly<Record<string, unkno
         ? { content: [{ type: 'text', text }] }
         : { content: [{ type: 'text', text }], details },
   };
+}
+
+// The UTF-8 byte length of a result's only text block, when the tool that built it counted it
+// exactly (textResultOfLength): the shaper then skips counting it again, which is a measurable part
+// of a large read (issue 25). Kept beside the block, not on it, so no output or record changes.
+const knownTextLengths = new WeakMap<object, number>();
+
+/**
+ * Like {@link textResult}, for a tool that knows the exact UTF-8 byte length of its text (read_file
+ * counts it from the bytes it read). The length is a promise: it must equal
+ * `Buffer.byteLength(text, 'utf8')`; the host's result shaper trusts it (within the bounds any UTF-16
+ * text has) instead of counting the text again. Read it back with {@link knownTextBytes}.
+ */
+export function textResultOfLength(
+  text: string,
+  utf8Bytes: number,
+  details?: Readonly<Record<string, unknown>>,
+): ToolResult {
+  const result = textResult(text, details);
+  if (result.ok && Number.isSafeInteger(utf8Bytes) && utf8Bytes >= 0) {
+    knownTextLengths.set(result.output.content[0] as object, utf8Bytes);
+  }
+  return result;
+}
+
+/**
+ * The exact UTF-8 byte length of an output's text, when it is one text block built by
+ * {@link textResultOfLength} (and the length is possible for that text: between its length and three
+ * times it); otherwise `undefined`.
+ */
+export function knownTextBytes(output: ToolOutput | undefined): number | undefined {
+  if (output === undefined || output.content.length !== 1) return undefined;
+  const block = output.content[0] as ContentBlock;
+  if (block.type !== 'text') return undefined;
+  const bytes = knownTextLengths.get(block);
+  if (bytes === undefined || bytes < block.text.length || bytes > block.text.length * 3) return undefined;
+  return bytes;
 }
 
 /** Builds a failed result, optionally with output the model should still see. */

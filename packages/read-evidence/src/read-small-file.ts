@@ -27,7 +27,7 @@ export interface ReadSmallFileOptions {
   /** Largest size read this way, in bytes; `0` (or less) never takes the fast path. */
   readonly limit: number;
   /** Checked once, after the descriptor's stat and before the read: an aborted call reads nothing. */
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: Pick<AbortSignal, 'aborted'> | undefined;
 }
 
 // f_type magic numbers (linux/magic.h) of file systems whose data lives on this machine, so a few

@@ -43,8 +43,8 @@ export interface ReadTextWindowOptions {
   readonly hashLimit?: number;
   /** Files up to this size return their whole bytes as `content` (for an observation store). Default 1 MiB. */
   readonly contentLimit?: number;
-  /** Stops the read between chunks with `ABORTED`. */
-  readonly signal?: AbortSignal;
+  /** Stops the read between chunks with `ABORTED` (only `aborted` is read: an AbortSignal, or anything with it). */
+  readonly signal?: Pick<AbortSignal, 'aborted'>;
   /** How the file is named in messages. Default: the path. */
   readonly displayPath?: string;
   /**
@@ -91,6 +91,11 @@ export interface TextWindow {
   readonly version: FileVersion;
   /** The whole file's bytes when it was within the content limit. */
   readonly content: Buffer | undefined;
+  /**
+   * The UTF-8 byte length of the lines' text (the sum over `lines`), when it is known without
+   * counting: the window was valid UTF-8 (or UTF-16, transcoded). Otherwise `undefined`.
+   */
+  readonly textBytes?: number | undefined;
 }
 
 /**
@@ -268,7 +273,7 @@ interface ScanSettings {
   readonly countToEnd: boolean;
   /** Chunks stay valid after the next one is read (views of the whole file), so lines need no copy. */
   readonly stableChunks: boolean;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: Pick<AbortSignal, 'aborted'> | undefined;
   readonly displayPath: string;
 }
 
@@ -280,7 +285,9 @@ interface ScanSettings {
 async function scanChunks(
   readChunk: () => Buffer | Promise<Buffer>,
   settings: ScanSettings,
-): Promise<EvidenceResult<Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut' | 'encoding'>>> {
+): Promise<
+  EvidenceResult<Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut' | 'encoding' | 'textBytes'>>
+> {
   const { displayPath, offset } = settings;
   let chunk = await readChunk();
   const detected = detectTextEncoding(chunk.subarray(0, ENCODING_SAMPLE_BYTES), {
@@ -307,6 +314,7 @@ async function scanChunks(
     maxWindowBytes: settings.maxWindowBytes,
     terminator: lineTerminatorOf(first),
     decode,
+    decodesUtf8: transcoder !== undefined || encoding.name === 'utf-8',
     countToEnd: settings.countToEnd,
     // Transcoded UTF-16 is a fresh buffer per chunk, so it is stable too.
     stableChunks: settings.stableChunks || transcoder !== undefined,

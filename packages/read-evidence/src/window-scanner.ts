@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { TextWindow, WindowCut } from './read-window.js';
 
 /** Options of {@link WindowScanner}. */
@@ -18,6 +19,11 @@ export interface WindowScannerOptions {
    * window's lines (a legacy decoder that swallowed a terminator byte).
    */
   readonly decode: (bytes: Buffer) => string;
+  /**
+   * `decode` is UTF-8 decoding (`Buffer#toString('utf8')`), so a window of valid UTF-8 decodes to a
+   * text of exactly its byte length and the result can report {@link TextWindow.textBytes}.
+   */
+  readonly decodesUtf8?: boolean;
   /** Count every line to the end of the stream instead of stopping one line after the window. */
   readonly countToEnd: boolean;
   /** The pushed buffers are never reused, so window bytes can be kept as views instead of copies. */
@@ -122,18 +128,25 @@ export class WindowScanner {
   }
 
   /** The window's lines (decoded now, once) and what is known about the rest of the stream. */
-  result(complete: boolean): Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut'> {
+  result(complete: boolean): Pick<TextWindow, 'lines' | 'totalLines' | 'hasMore' | 'cut' | 'textBytes'> {
+    this.#textBytes = undefined;
     const lines = this.#decodeLines();
     const shownEnd = this.#options.offset + lines.length;
     const totalLines = complete ? this.#lineIndex : undefined;
     const hasMore =
       this.#cut !== undefined || (totalLines !== undefined ? totalLines > shownEnd : this.#seenAfterWindow);
-    return { lines, totalLines, hasMore, cut: this.#cut };
+    return { lines, totalLines, hasMore, cut: this.#cut, textBytes: this.#textBytes };
   }
+
+  /** Set by #decodeLines when the lines' UTF-8 byte count is known exactly. */
+  #textBytes: number | undefined;
 
   #decodeLines(): string[] {
     const count = this.#starts.length;
-    if (count === 0) return [];
+    if (count === 0) {
+      this.#textBytes = 0;
+      return [];
+    }
     const last = this.#ends[count - 1]!;
     this.#closeOpen();
     let bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#partsBytes);
@@ -143,13 +156,21 @@ export class WindowScanner {
     const lf = this.#options.terminator === 0x0a;
     const lines = this.#options.decode(bytes).split(lf ? '\n' : '\r');
     if (lines.length === count) {
+      // The terminators between the lines are dropped, and each CR of a CRLF below.
+      let dropped = count - 1;
       if (lf) {
         // A CRLF line's CR; the last line was already cut before it.
         for (let index = 0; index < count - 1; index += 1) {
           const line = lines[index]!;
-          if (line.charCodeAt(line.length - 1) === 0x0d) lines[index] = line.slice(0, -1);
+          if (line.charCodeAt(line.length - 1) === 0x0d) {
+            lines[index] = line.slice(0, -1);
+            dropped += 1;
+          }
         }
       }
+      // Valid UTF-8 decodes to a text of exactly its bytes (anything else may gain U+FFFD bytes):
+      // the lines' byte count comes free, and a reader's result need not be counted again.
+      if (this.#options.decodesUtf8 && isUtf8(bytes)) this.#textBytes = bytes.length - dropped;
       return lines;
     }
     // The one text did not split into the window's lines: decode each line's bytes on its own.

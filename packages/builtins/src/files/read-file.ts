@@ -3,6 +3,8 @@ import {
   defineTool,
   errorResult,
   textResult,
+  textResultOfLength,
+  type ToolCallContext,
   ToolhostError,
 } from '@toolhost/contracts';
 import { describeVersion, observeWindow, type TextWindow } from '@toolhost/read-evidence';
@@ -51,6 +53,35 @@ export function formatReadWindow(
   displayPath: string,
   notes: readonly string[] = [],
 ): string {
+  return formatWindow(window, displayPath, notes).text;
+}
+
+/**
+ * What the read polls to stop: the host's `stopped` when it gives one (no AbortSignal is made for a
+ * read that is never stopped: a few µs of every small read), else the signal.
+ */
+function stopCheck(context: ToolCallContext): Pick<AbortSignal, 'aborted'> {
+  if (!('stopped' in context)) return context.signal;
+  return {
+    get aborted() {
+      return context.stopped === true;
+    },
+  };
+}
+
+/** The UTF-8 bytes of "→", the separator after each line number. */
+const ARROW_BYTES = 3;
+
+/**
+ * {@link formatReadWindow}, with the text's exact UTF-8 byte count when the window's is known
+ * (`TextWindow.textBytes`): every numbered line adds its ASCII number padded to `width` and the
+ * arrow, lines and parts are joined by one LF, and the notes and trailer are counted (they are short).
+ */
+function formatWindow(
+  window: TextWindow,
+  displayPath: string,
+  notes: readonly string[],
+): { readonly text: string; readonly bytes: number | undefined } {
   const { lines, offset } = window;
   const out: string[] = [...notes];
   if (lines.length === 0) {
@@ -60,10 +91,12 @@ export function formatReadWindow(
       out.push(
         `(offset ${offset} is past EOF — ${displayPath} has ${window.totalLines ?? 'fewer'} line${window.totalLines === 1 ? '' : 's'})`,
       );
-    return out.join('\n');
+    return { text: out.join('\n'), bytes: undefined };
   }
   const last = offset + lines.length;
-  out.push(numberLines(lines, offset + 1, String(last).length));
+  const width = String(last).length;
+  out.push(numberLines(lines, offset + 1, width));
+  const numbered = out.length - 1;
   if (window.cut?.reason === 'window-bytes')
     out.push(
       `[read_file local safety page: the window reached its byte limit after line ${last}; pass offset=${window.cut.nextOffset} to continue.]`,
@@ -78,7 +111,12 @@ export function formatReadWindow(
       `[PARTIAL view: showing lines ${offset + 1}-${last} of ${of}; pass offset=${last} to continue. A partial window may be sufficient for local work.]`,
     );
   }
-  return out.join('\n');
+  const text = out.join('\n');
+  if (window.textBytes === undefined) return { text, bytes: undefined };
+  let bytes = window.textBytes + lines.length * (width + ARROW_BYTES) + (lines.length - 1) + (out.length - 1);
+  for (let index = 0; index < out.length; index += 1)
+    if (index !== numbered) bytes += Buffer.byteLength(out[index] as string, 'utf8');
+  return { text, bytes };
 }
 
 /**
@@ -156,7 +194,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
           limit: args.limit ?? limits.defaultReadLines,
           maxLineBytes: limits.maxLineBytes,
           maxWindowBytes: limits.maxPageBytes,
-          signal: context.signal,
+          signal: stopCheck(context),
           displayPath: target.value.messageName,
         });
       } finally {
@@ -165,7 +203,8 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
       if (!window.ok) return errorResult(evidenceError(window.error));
       const value = window.value;
       const shown = value.lines.length;
-      return textResult(formatReadWindow(value, displayPath, notes), {
+      const formatted = formatWindow(value, displayPath, notes);
+      const details = {
         path: displayPath,
         offset: value.offset,
         lines: shown,
@@ -177,7 +216,12 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): AnyToolDe
         encoding: value.encoding.name,
         bom: value.encoding.bom,
         version: describeVersion(value.version),
-      });
+      };
+      // The byte count comes with the text (read_file counted the bytes it read), so the host's
+      // result shaper does not count a large window again.
+      return formatted.bytes === undefined
+        ? textResult(formatted.text, details)
+        : textResultOfLength(formatted.text, formatted.bytes, details);
     },
   });
 }

@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { knownTextBytes } from '@toolhost/contracts';
 import { createObservationStore, encodeText } from '@toolhost/read-evidence';
 import { formatReadWindow } from '../../src/files/read-file.js';
 import { errorOf, fileTools, numberedLines, okText } from './file-helpers.js';
@@ -265,5 +266,58 @@ describe('read_file', () => {
     assert.equal(files.store.size, 0);
     assert.match(okText(await files.call('read_file', { path: 'small.txt', limit: 1 })), /^1→line 1\n/);
     assert.equal(files.store.lookup(file).state, 'present');
+  });
+
+  it('hands the shaper the exact UTF-8 byte count of its text for UTF-8 and UTF-16 windows, and none it cannot know (issue 25: reads in flight)', async (t) => {
+    const files = await fileTools(t, { limits: { maxLineBytes: 1024, maxPageBytes: 4096 } });
+    const utf8 = (name: string, content: string | Buffer) => writeFile(join(files.root, name), content);
+    await utf8('ascii.txt', numberedLines(120));
+    await utf8('multi.txt', 'é\n中文\n😀 emoji\n→ arrow\n\nlast without newline');
+    await utf8('crlf.txt', 'one\r\ntwo\r\n\r\nthree\r\n');
+    await utf8('cr.txt', 'one\rtwo\rthree\r');
+    await utf8('mixed.txt', 'a\r\nb\nc\r\n');
+    await utf8('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('bom\nline 2\n')]));
+    await utf8('u16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hé\n中\n😀\n', 'utf16le')]));
+    await utf8('long.txt', `first\n${'x'.repeat(5000)}\nlast\n`);
+    await utf8('page.txt', `${'ü'.repeat(500)}\n`.repeat(10));
+    await utf8(
+      'invalid.txt',
+      Buffer.concat([Buffer.from('ok\n'), Buffer.from([0xc3, 0x28, 0x0a]), Buffer.from('ok\n')]),
+    );
+    await utf8('gbk.txt', gbk('第一行：中文内容用于编码检测。\n第二行：编辑工具必须保留原始编码。\n'));
+    const cases: [string, Record<string, unknown>][] = [
+      ['ascii.txt', {}],
+      ['ascii.txt', { offset: 5, limit: 7 }],
+      ['ascii.txt', { offset: 95, limit: 10 }],
+      ['ascii.txt', { limit: 1, cursor: 'not an offset' }],
+      ['multi.txt', {}],
+      ['multi.txt', { offset: 2, limit: 2 }],
+      ['crlf.txt', {}],
+      ['cr.txt', {}],
+      ['mixed.txt', {}],
+      ['bom.txt', {}],
+      ['u16.txt', {}],
+      ['long.txt', {}],
+      ['page.txt', {}],
+    ];
+    for (const [path, extra] of cases) {
+      const result = await files.call('read_file', { path, ...extra });
+      const text = okText(result);
+      assert.ok(result.ok);
+      assert.equal(
+        knownTextBytes(result.output),
+        Buffer.byteLength(text, 'utf8'),
+        `${path} ${JSON.stringify(extra)}`,
+      );
+    }
+    // Invalid UTF-8 decodes with U+FFFD and a legacy encoding is transcoded: counted by the shaper.
+    for (const path of ['invalid.txt', 'gbk.txt']) {
+      const result = await files.call('read_file', { path });
+      assert.ok(result.ok, path);
+      assert.equal(knownTextBytes(result.output), undefined, path);
+    }
+    const past = await files.call('read_file', { path: 'ascii.txt', offset: 500 });
+    assert.ok(past.ok);
+    assert.equal(knownTextBytes(past.output), undefined);
   });
 });
