@@ -1,7 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { type DirectoryChanges, DirectoryWatcher } from './directory-watcher.js';
+import { type DirectoryChanges, DirectoryWatcher, type WatchTarget } from './directory-watcher.js';
 import type { MissingProtectedPath, ProtectedPathPlan } from './protected-paths.js';
 import {
   ALWAYS_PROTECTED_NAMES,
@@ -275,6 +275,15 @@ export class ProtectedPathIndex {
       this.#watched.delete(directory);
       if (this.#directories.has(directory)) this.#unsettled.add(directory);
     }
+    // Watches that ended (the directory moved, went, changed itself, or was not the one read): looked
+    // at by this refresh, and watched again if it is still the directory the index knows.
+    for (const directory of changes.lapsed) {
+      this.#watched.delete(directory);
+      if (this.#directories.has(directory)) {
+        this.#unsettled.add(directory);
+        this.#toWatch.push(directory);
+      }
+    }
     if (Date.now() >= this.#fullLookAt) return undefined;
     return changes;
   }
@@ -300,7 +309,14 @@ export class ProtectedPathIndex {
       this.#fullLookAt = Date.now() + FULL_LOOK_AFTER_MS;
     }
     this.#watcher.remove(this.#toUnwatch);
-    this.#watcher.add(this.#toWatch);
+    // Each watch is set up on the directory that was read (its device and inode), not on whatever
+    // its path names by the time the thread gets to it.
+    const targets: WatchTarget[] = [];
+    for (const directory of new Set(this.#toWatch)) {
+      const record = this.#directories.get(directory);
+      if (record) targets.push({ path: directory, dev: record.dev, ino: record.ino });
+    }
+    this.#watcher.add(targets);
     this.#toUnwatch = [];
     this.#toWatch = [];
     return update;
