@@ -154,6 +154,12 @@ export class ProtectedPathIndex {
   readonly #directories = new Map<string, DirectoryRecord>();
   /** Existing protected files and directories of writable roots (bound read-only). */
   readonly #readOnly = new Map<string, EntryIdentity>();
+  /**
+   * Directories of writable roots that cannot be listed (what is in them is unknown, and a command may
+   * make a directory unlistable to hide a `.git` or a secret from the walk): bound read-only and moved
+   * away like protected entries. What the index knew below one stays known (still covered or bound).
+   */
+  readonly #unreadable = new Map<string, EntryIdentity>();
   /** Protected entries that cannot be bound (links, sockets, fifos): tracked by identity only. */
   readonly #unbound = new Map<string, EntryIdentity>();
   /** Targets inside a writable root of protected links, by the link that named them. */
@@ -360,7 +366,7 @@ export class ProtectedPathIndex {
    * directories bound read-only and the links and other entries that cannot be bound.
    */
   protectedEntries(): ReadonlyMap<string, EntryIdentity> {
-    return new Map([...this.#readOnly, ...this.#unbound]);
+    return new Map([...this.#readOnly, ...this.#unbound, ...this.#unreadable]);
   }
 
   /** Whether an absolute path of a writable root matches the protected patterns. */
@@ -393,7 +399,9 @@ export class ProtectedPathIndex {
       writableRoots.some((root) => isInside(root, target) && target !== root);
     const insideAny = (target: string) =>
       this.#trees.some((tree) => isInside(tree.root, target) && target !== tree.root);
-    const readOnly = [...new Set([...this.#readOnly.keys(), ...this.#linkTargets.values()])]
+    const readOnly = [
+      ...new Set([...this.#readOnly.keys(), ...this.#linkTargets.values(), ...this.#unreadable.keys()]),
+    ]
       .filter(insideWritable)
       .sort(byDepth);
     const hidden = new Map<string, 'directory' | 'file'>(this.#hidden);
@@ -487,6 +495,7 @@ export class ProtectedPathIndex {
     this.#stopWatching();
     this.#directories.clear();
     this.#readOnly.clear();
+    this.#unreadable.clear();
     this.#unbound.clear();
     this.#linkTargets.clear();
     this.#hidden.clear();
@@ -597,7 +606,8 @@ export class ProtectedPathIndex {
       let entries: Dirent[];
       try {
         entries = readdirSync(directory, { withFileTypes: true });
-      } catch {
+      } catch (error) {
+        if (this.#unlistable(tree, directory, error, budget)) return;
         continue;
       }
       const relative = this.#relative(tree, directory);
@@ -627,9 +637,18 @@ export class ProtectedPathIndex {
     let entries: Dirent[];
     try {
       entries = readdirSync(directory, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // Unlistable: what was known below it stays (covered, bound), and it is bound itself.
+      if (
+        (error as NodeJS.ErrnoException).code !== 'ENOENT' &&
+        (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
+      ) {
+        this.#unlistable(tree, directory, error, budget);
+        return;
+      }
       entries = [];
     }
+    if (this.#unreadable.delete(directory)) this.#version += 1;
     this.#forgetChildren(directory);
     const relative = this.#relative(tree, directory);
     const subdirectories = new Set<string>();
@@ -659,6 +678,27 @@ export class ProtectedPathIndex {
     }
   }
 
+  /**
+   * Records a directory that exists but cannot be listed (not one that went meanwhile: its parent's
+   * change shows that). In a writable tree it is bound read-only and moved away when a command changed
+   * it; an unlistable root leaves the plan incomplete (nothing in it can be known). Returns whether the
+   * walk must stop.
+   */
+  #unlistable(tree: Tree, directory: string, error: unknown, budget: Budget): boolean {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    if (directory === tree.root) {
+      budget.exhausted = true;
+      return true;
+    }
+    const stats = lstatOrUndefined(directory);
+    if (tree.writable && stats?.isDirectory()) {
+      this.#unreadable.set(directory, identityOf(stats));
+      this.#version += 1;
+    }
+    return false;
+  }
+
   /** Forgets the matches directly inside `directory` (before it is read again). */
   #forgetChildren(directory: string): void {
     const direct = (target: string) => path.dirname(target) === directory;
@@ -682,6 +722,8 @@ export class ProtectedPathIndex {
       for (const name of record.subdirectories) this.#dropDirectory(path.join(directory, name));
     }
     const inside = (target: string) => target !== directory && isInside(directory, target);
+    this.#unreadable.delete(directory);
+    for (const target of [...this.#unreadable.keys()]) if (inside(target)) this.#unreadable.delete(target);
     for (const target of [...this.#readOnly.keys()]) if (inside(target)) this.#readOnly.delete(target);
     for (const target of [...this.#unbound.keys()]) if (inside(target)) this.#unbound.delete(target);
     for (const link of [...this.#linkTargets.keys()]) if (inside(link)) this.#linkTargets.delete(link);

@@ -2,20 +2,65 @@
 // names the finding it pins and fails on the code before the fix.
 import assert from 'node:assert/strict';
 import {
+  chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
+  rmSync,
+  mkdtempSync,
   renameSync,
   rmdirSync,
   writeFileSync,
 } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { JobManager } from '../src/index.js';
 import { ProtectedPathIndex } from '../src/protected-path-index.js';
-import { tempDir, waitUntil } from './helpers.js';
+import { manager, tempDir, waitUntil } from './helpers.js';
+
+async function runText(jobs: JobManager, cwd: string, command: string) {
+  const started = await jobs.start({ shell: 'bash', command, cwd });
+  assert.ok(started.ok, started.ok ? '' : `${started.error.code}: ${started.error.message}`);
+  const waited = await jobs.wait(started.value.id);
+  assert.ok(waited.ok);
+  const excerpt = jobs.output(started.value.id, { headBytes: 1 << 20, tailBytes: 1 << 20 });
+  assert.ok(excerpt.ok);
+  return { snapshot: waited.value.snapshot, text: excerpt.value.head + excerpt.value.tail };
+}
+
+/** A temporary directory whose modes are given back before it is removed (commands take them away). */
+function unlistableDir(t: TestContext, prefix: string): string {
+  const directory = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  t.after(() => {
+    restoreModes(directory);
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return directory;
+}
+
+/** Root lists every directory whatever its mode: the unlistable-directory holes need another user. */
+const asRoot = process.getuid?.() === 0 ? 'root can list every directory' : false;
+
+/** Gives every directory below `top` its owner's permissions back (what a command took away). */
+function restoreModes(top: string): void {
+  const stack = [top];
+  while (stack.length > 0) {
+    const directory = stack.pop()!;
+    try {
+      if (!lstatSync(directory).isDirectory()) continue;
+      chmodSync(directory, 0o755);
+      for (const name of readdirSync(directory)) stack.push(path.join(directory, name));
+    } catch {
+      // gone
+    }
+  }
+}
 
 /** Waits until the coarse change-time clock has moved past everything made so far. */
 async function settle(): Promise<void> {
@@ -139,5 +184,80 @@ describe('directory watcher holes (SB-17)', () => {
     await settle();
     await index.refresh();
     assert.ok(index.plan().readOnly.includes(path.join(target, '.git')), 'd3/.git is bound read-only');
+  });
+
+  it('keeps a secret and a repository known after their directories become unlistable, and binds those read-only (an unreadable directory forgot what it held, SB-4, SB-5, SB-14)', {
+    skip: asRoot,
+  }, (t) => {
+    const root = unlistableDir(t, 'jobs-index-');
+    mkdirSync(path.join(root, 'conf'));
+    writeFileSync(path.join(root, 'conf', '.env'), 'TOKEN=1\n');
+    makeRepository(path.join(root, 'sub'));
+    mkdirSync(path.join(root, 'later'));
+    const index = new ProtectedPathIndex({
+      writableRoots: [root],
+      readOnlyRoots: [],
+      protectedPaths: [],
+      secretPaths: ['.env'],
+    });
+    index.buildSync();
+    // A command makes the directories unlistable (and one is made so before the walk sees it).
+    chmodSync(path.join(root, 'conf'), 0);
+    chmodSync(path.join(root, 'sub'), 0);
+    mkdirSync(path.join(root, 'later', 'hid'));
+    chmodSync(path.join(root, 'later', 'hid'), 0);
+    index.refreshSync();
+    const plan = index.plan();
+    assert.ok(
+      plan.hidden.some((secret) => secret.path === path.join(root, 'conf', '.env')),
+      'conf/.env stays covered',
+    );
+    for (const bound of ['sub/.git', 'sub', 'conf', 'later/hid'])
+      assert.ok(plan.readOnly.includes(path.join(root, bound)), `${bound} is bound read-only`);
+    assert.ok(
+      index.protectedEntries().has(path.join(root, 'later', 'hid')),
+      'later/hid is moved away when a command made it',
+    );
+    // Listable again: only what it holds is bound.
+    chmodSync(path.join(root, 'sub'), 0o755);
+    index.refreshSync();
+    assert.ok(!index.plan().readOnly.includes(path.join(root, 'sub')));
+    assert.ok(index.plan().readOnly.includes(path.join(root, 'sub', '.git')));
+  });
+
+  it('keeps a secret hidden after a command makes its directory unlistable and a later one lists it again (an unreadable directory forgot what it held, SB-5, SB-14)', {
+    skip: asRoot,
+  }, async (t) => {
+    const root = unlistableDir(t, 'jobs-root-');
+    const stateDir = unlistableDir(t, 'jobs-state-');
+    mkdirSync(path.join(root, 'conf'));
+    writeFileSync(path.join(root, 'conf', '.env'), 'TOKEN=hunter2-unlisted\n');
+    const jobs = manager(t, 'workspace_write', [root], { stateDir, sandbox: { secretPaths: ['.env'] } });
+    const first = await runText(jobs, root, 'cat conf/.env; chmod 000 conf; echo first-done');
+    assert.match(first.text, /first-done/);
+    assert.ok(!first.text.includes('hunter2'), 'the secret is covered');
+    const second = await runText(jobs, root, 'chmod 755 conf; cat conf/.env; echo second-done');
+    assert.ok(!second.text.includes('hunter2'), 'the secret stays covered for the next command');
+  });
+
+  it('quarantines a .git a command hid in a directory it made unlistable (an unreadable directory looked empty, SB-13)', {
+    skip: asRoot,
+  }, async (t) => {
+    const root = unlistableDir(t, 'jobs-root-');
+    const stateDir = unlistableDir(t, 'jobs-state-');
+    const jobs = manager(t, 'workspace_write', [root], { stateDir });
+    await runText(jobs, root, 'true');
+    const { text } = await runText(
+      jobs,
+      root,
+      'mkdir hid && git init -q hid/repo && chmod 000 hid && echo made',
+    );
+    assert.match(text, /made/);
+    restoreModes(root);
+    assert.equal(
+      existsSync(path.join(root, 'hid', 'repo', '.git')),
+      false,
+      'hid/repo/.git is out of the root',
+    );
   });
 });
