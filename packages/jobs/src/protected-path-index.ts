@@ -65,8 +65,8 @@ export interface IndexUpdate {
   readonly changedDirectories: number;
   /**
    * Directories whose change time was read: every known one without a watcher (or when it could not
-   * vouch for its answer), only those with events and those not settled yet with one; all walked
-   * ones for a build.
+   * vouch for its answer), only those with events and those not settled yet with one (the roots'
+   * identities are read as well, not counted); all walked ones for a build.
    */
   readonly lookedAt: number;
 }
@@ -537,10 +537,12 @@ export class ProtectedPathIndex {
     let now = Date.now();
     const full = changes === undefined;
     if (full && this.#watcher) this.#fullLookAt = now + FULL_LOOK_AFTER_MS;
-    // Every directory, or (with a watcher's answer) those with events and those not settled yet.
+    // Every directory, or (with a watcher's answer) those with events, those not settled yet and any
+    // root that is not the directory it was: a watch follows its inode, and a root replaced by a
+    // rename above it (outside the roots, where nothing is watched) sends no event.
     const candidates: Iterable<string> = full
       ? this.#directories.keys()
-      : new Set([...changes.changed, ...this.#unsettled]);
+      : new Set([...changes.changed, ...this.#unsettled, ...this.#replacedRoots()]);
     // Deleting entries while iterating a Map is safe: dropped ones are not visited.
     for (const directory of candidates) {
       const record = this.#directories.get(directory);
@@ -579,6 +581,19 @@ export class ProtectedPathIndex {
     this.#complete = !budget.exhausted;
     if (changed.length > 0) this.#version += 1;
     return { complete: this.#complete, entries: budget.used, changedDirectories: changed.length, lookedAt };
+  }
+
+  /** Roots whose path no longer names the directory that was walked (one `lstat` each). */
+  #replacedRoots(): string[] {
+    const replaced: string[] = [];
+    for (const tree of this.#trees) {
+      const record = this.#directories.get(tree.root);
+      if (!record) continue;
+      const stats = lstatOrUndefined(tree.root);
+      if (!stats?.isDirectory() || stats.ino !== record.ino || stats.dev !== record.dev)
+        replaced.push(tree.root);
+    }
+    return replaced;
   }
 
   /** Walks `start` (a directory of `tree`) and everything new below it. */

@@ -260,4 +260,29 @@ describe('directory watcher holes (SB-17)', () => {
       'hid/repo/.git is out of the root',
     );
   });
+
+  it('walks a root again when someone outside replaced it by renaming a directory above it (a root whose parent moved sends no event, SB-14, SB-17)', async (t) => {
+    const top = tempDir(t, 'jobs-top-');
+    const root = path.join(top, 'parent', 'root');
+    for (let d = 0; d < 6; d++) mkdirSync(path.join(root, `d${d}`), { recursive: true });
+    const index = watchedIndex(t, root);
+    await index.build();
+    await untilSettled(index);
+    // The user moves the project's parent away and puts another tree at the same path: the old
+    // root's watch follows its inode and hears nothing.
+    renameSync(path.join(top, 'parent'), path.join(top, 'parent.old'));
+    makeRepository(path.join(root, 'd2'));
+    writeFileSync(path.join(root, '.env'), 'TOKEN=1\n');
+    await settle();
+    await index.refresh();
+    const plan = index.plan();
+    assert.ok(
+      plan.readOnly.includes(path.join(root, 'd2', '.git')),
+      'd2/.git of the new tree is bound read-only',
+    );
+    assert.ok(
+      plan.hidden.some((secret) => secret.path === path.join(root, '.env')),
+      'its .env is covered',
+    );
+  });
 });
