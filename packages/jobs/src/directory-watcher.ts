@@ -171,8 +171,30 @@ function watch(target) {
     fs.closeSync(fd);
   }
 }
+// Setting a watch up costs an open, an fstat and the watch itself: a project's first hundred
+// thousand take seconds, so they go in slices between turns of the loop and a collect meanwhile is
+// answered (with the watches set up so far; the caller keeps looking at the others itself).
+const ADD_SLICE = 1024;
+let pending = [];
+let pendingAt = 0;
+let pumping = false;
+function pump() {
+  pumping = false;
+  const end = Math.min(pending.length, pendingAt + ADD_SLICE);
+  while (pendingAt < end) watch(pending[pendingAt++]);
+  if (pendingAt < pending.length) {
+    pumping = true;
+    setImmediate(pump);
+  } else {
+    pending = [];
+    pendingAt = 0;
+  }
+}
 parentPort.on('message', (message) => {
-  if (message.add) for (const directory of message.add) watch(directory);
+  if (message.add) {
+    for (const target of message.add) pending.push(target);
+    if (!pumping) pump();
+  }
   if (message.remove) {
     for (const directory of message.remove) {
       const watched = watchers.get(directory);
@@ -242,9 +264,11 @@ export class DirectoryWatcher {
       this.#worker = new Worker(WORKER_SOURCE, {
         eval: true,
         workerData: { barrier: this.#barrierDirectory, queueLimit },
-        // The thread needs little: a small heap, and none of the loaders or flags of the host's
-        // command line (a test runner's or a TypeScript loader's `--import` would run in it too).
-        resourceLimits: { maxOldGenerationSizeMb: 64 },
+        // The thread needs none of the loaders or flags of the host's command line (a test runner's or
+        // a TypeScript loader's `--import` would run in it too). Its heap holds one watcher per
+        // directory: 64 MiB ran out near 80,000 directories (the thread died, so every refresh looked
+        // at everything); 256 MiB is a ceiling, not a reservation.
+        resourceLimits: { maxOldGenerationSizeMb: 256 },
         execArgv: [],
       });
     } catch (error) {
