@@ -604,8 +604,18 @@ export class ProtectedPathIndex {
       const directory = stack.pop()!;
       const now = Date.now();
       // The change time is read before the listing: a change after it shows in the next refresh.
-      const stats = lstatOrUndefined(directory);
-      if (!stats?.isDirectory()) continue;
+      let stats: Stats | undefined;
+      try {
+        stats = lstatSync(directory);
+      } catch (error) {
+        // Deeper than a path can name (PATH_MAX): nothing below can be looked at, so the directory
+        // holding it counts as one that cannot be listed (bound, moved away when a command changed it).
+        if ((error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' && directory !== tree.root) {
+          if (this.#unlistable(tree, path.dirname(directory), error, budget)) return;
+        }
+        continue;
+      }
+      if (!stats.isDirectory()) continue;
       const record: DirectoryRecord = {
         dev: stats.dev,
         ino: stats.ino,

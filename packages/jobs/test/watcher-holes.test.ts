@@ -1,6 +1,7 @@
 // Regression tests for the holes an adversarial reading of the directory watcher found (SB-17): each
 // names the finding it pins and fails on the code before the fix.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -284,5 +285,32 @@ describe('directory watcher holes (SB-17)', () => {
       plan.hidden.some((secret) => secret.path === path.join(root, '.env')),
       'its .env is covered',
     );
+  });
+
+  it('binds and moves away the directory above a .git deeper than a path can name (a path past PATH_MAX was skipped, SB-13)', (t) => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'jobs-index-')));
+    const name = 'n'.repeat(200);
+    // 24 levels of 200 characters: past the 4096 bytes of a path, reachable only step by step.
+    execFileSync('bash', [
+      '-c',
+      `cd "$1" && for i in $(seq 24); do mkdir ${name} && cd ${name}; done && mkdir -p repo/.git`,
+      'deep',
+      root,
+    ]);
+    // rm removes it step by step (node's rmSync names each path whole).
+    t.after(() => execFileSync('rm', ['-rf', root]));
+    const index = new ProtectedPathIndex({
+      writableRoots: [root],
+      readOnlyRoots: [],
+      protectedPaths: [],
+      secretPaths: [],
+    });
+    const update = index.buildSync();
+    const deepest = index.plan().readOnly.find((bound) => bound.startsWith(path.join(root, name)));
+    assert.ok(
+      !update.complete || deepest !== undefined,
+      'the plan binds a directory above the repository or is incomplete',
+    );
+    if (deepest) assert.ok(index.protectedEntries().has(deepest), 'a command that made it has it moved away');
   });
 });
