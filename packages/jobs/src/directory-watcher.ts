@@ -10,6 +10,20 @@ export interface DirectoryChanges {
   readonly started: readonly string[];
   /** Directories that could not be watched, or whose watch stopped: nothing is reported for them. */
   readonly failed: readonly string[];
+  /**
+   * Directories whose watch ended or may have: the directory itself was moved, removed or changed (an
+   * inotify watch follows its inode, and dies with it even when a new directory takes the inode's
+   * number), or it was not the directory expected when the watch was to be set up (replaced
+   * meanwhile). Nothing more is reported for them until they are added again.
+   */
+  readonly lapsed: readonly string[];
+}
+
+/** A directory to watch: its path and the identity it had when it was read (the watch is set up on it or not at all). */
+export interface WatchTarget {
+  readonly path: string;
+  readonly dev: number;
+  readonly ino: number;
 }
 
 /** How long a collect waits for the watching thread before the caller looks at everything itself. */
@@ -31,7 +45,13 @@ let live = 0;
  * was queued when the burst began: the kernel drops events (its overflow event names no watch, and
  * libuv drops it silently) only when the queue holds its limit, so while no burst comes near that
  * limit nothing was dropped. A burst of a quarter of the limit (the margin covers events of watches
- * removed meanwhile, which libuv drops uncounted) makes the collect say `lost`. The barrier is a file in a private directory that
+ * removed meanwhile, which libuv drops uncounted) makes the collect say `lost`. A watch is set up on
+ * the directory that was read, never on whatever its path names a moment later: the thread opens the
+ * path (not following a link), checks the device and inode it was given, and watches the open
+ * directory through `/proc/self/fd/<n>/.`. Events that name the directory itself (libuv gives them the
+ * watched path's last component, here `.`, which no entry can be called) mean it was moved, removed or
+ * changed: the watch is ended and reported `lapsed`, so the caller looks at it and adds it again.
+ * The barrier is a file in a private directory that
  * the collecting thread touches: inotify queues events in order, so once the thread has seen the
  * barrier's event it has seen every event queued before the touch.
  */
@@ -49,6 +69,7 @@ const watchers = new Map();
 let changed = new Set();
 let started = [];
 let failed = [];
+let lapsed = [];
 let burst = 0;
 let largestBurst = 0;
 let turnPending = false;
@@ -72,11 +93,13 @@ function reply(id) {
     changed: [...changed],
     started,
     failed,
+    lapsed,
     lost: broken || Math.max(largestBurst, burst) * 4 >= queueLimit,
   });
   changed = new Set();
   started = [];
   failed = [];
+  lapsed = [];
   largestBurst = 0;
   broken = false;
 }
@@ -94,32 +117,89 @@ try {
 } catch (error) {
   parentPort.postMessage({ fatal: 'the barrier directory cannot be watched: ' + (error && error.code) });
 }
-function watch(directory) {
-  if (watchers.has(directory)) return;
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
+function lapse(directory, watcher) {
+  if (watchers.get(directory)?.watcher !== watcher) return;
+  watcher.close();
+  watchers.delete(directory);
+  lapsed.push(directory);
+}
+function watch(target) {
+  const directory = target.path;
+  const existing = watchers.get(directory);
+  if (existing) {
+    // Still watched: the same directory is reported again; another one at that path is watched afresh.
+    if (existing.dev === target.dev && existing.ino === target.ino) {
+      started.push(directory);
+      return;
+    }
+    existing.watcher.close();
+    watchers.delete(directory);
+  }
+  let fd;
   try {
-    const watcher = fs.watch(directory, () => {
+    fd = fs.openSync(directory, OPEN_FLAGS);
+  } catch (error) {
+    const code = error && error.code;
+    // Gone, or a link or a file now: the caller's own look finds out; it adds it again if it returns.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') lapsed.push(directory);
+    else failed.push(directory);
+    return;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (stats.dev !== target.dev || stats.ino !== target.ino) {
+      lapsed.push(directory);
+      return;
+    }
+    const watcher = fs.watch('/proc/self/fd/' + fd + '/.', (type, name) => {
       counted();
       changed.add(directory);
+      if (name === '.') lapse(directory, watcher);
     });
     watcher.on('error', () => {
       watcher.close();
-      watchers.delete(directory);
+      if (watchers.get(directory)?.watcher === watcher) watchers.delete(directory);
       failed.push(directory);
       broken = true;
     });
-    watchers.set(directory, watcher);
+    watchers.set(directory, { watcher, dev: target.dev, ino: target.ino });
     started.push(directory);
   } catch {
     failed.push(directory);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+// Setting a watch up costs an open, an fstat and the watch itself: a project's first hundred
+// thousand take seconds, so they go in slices between turns of the loop and a collect meanwhile is
+// answered (with the watches set up so far; the caller keeps looking at the others itself).
+const ADD_SLICE = 1024;
+let pending = [];
+let pendingAt = 0;
+let pumping = false;
+function pump() {
+  pumping = false;
+  const end = Math.min(pending.length, pendingAt + ADD_SLICE);
+  while (pendingAt < end) watch(pending[pendingAt++]);
+  if (pendingAt < pending.length) {
+    pumping = true;
+    setImmediate(pump);
+  } else {
+    pending = [];
+    pendingAt = 0;
   }
 }
 parentPort.on('message', (message) => {
-  if (message.add) for (const directory of message.add) watch(directory);
+  if (message.add) {
+    for (const target of message.add) pending.push(target);
+    if (!pumping) pump();
+  }
   if (message.remove) {
     for (const directory of message.remove) {
-      const watcher = watchers.get(directory);
-      if (watcher) {
-        watcher.close();
+      const watched = watchers.get(directory);
+      if (watched) {
+        watched.watcher.close();
         watchers.delete(directory);
       }
     }
@@ -137,6 +217,7 @@ interface Reply {
   readonly changed: string[];
   readonly started: string[];
   readonly failed: string[];
+  readonly lapsed: string[];
   readonly lost: boolean;
 }
 
@@ -183,9 +264,11 @@ export class DirectoryWatcher {
       this.#worker = new Worker(WORKER_SOURCE, {
         eval: true,
         workerData: { barrier: this.#barrierDirectory, queueLimit },
-        // The thread needs little: a small heap, and none of the loaders or flags of the host's
-        // command line (a test runner's or a TypeScript loader's `--import` would run in it too).
-        resourceLimits: { maxOldGenerationSizeMb: 64 },
+        // The thread needs none of the loaders or flags of the host's command line (a test runner's or
+        // a TypeScript loader's `--import` would run in it too). Its heap holds one watcher per
+        // directory: 64 MiB ran out near 80,000 directories (the thread died, so every refresh looked
+        // at everything); 256 MiB is a ceiling, not a reservation.
+        resourceLimits: { maxOldGenerationSizeMb: 256 },
         execArgv: [],
       });
     } catch (error) {
@@ -222,8 +305,11 @@ export class DirectoryWatcher {
     return this.#ready && !this.#closed;
   }
 
-  /** Starts watching directories (reported in `started` by a later collect). */
-  add(directories: readonly string[]): void {
+  /**
+   * Starts watching directories (reported in `started` by a later collect), each only if its path
+   * still names the directory of that device and inode (else it is reported in `lapsed`).
+   */
+  add(directories: readonly WatchTarget[]): void {
     if (!this.#closed && directories.length > 0) this.#worker.postMessage({ add: directories });
   }
 
@@ -261,7 +347,12 @@ export class DirectoryWatcher {
       this.close();
       return undefined;
     }
-    return { changed: new Set(reply.changed), started: reply.started, failed: reply.failed };
+    return {
+      changed: new Set(reply.changed),
+      started: reply.started,
+      failed: reply.failed,
+      lapsed: reply.lapsed,
+    };
   }
 
   /** Ends the thread and removes the barrier directory. Pending collects answer `undefined`. */

@@ -1,7 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { type DirectoryChanges, DirectoryWatcher } from './directory-watcher.js';
+import { type DirectoryChanges, DirectoryWatcher, type WatchTarget } from './directory-watcher.js';
 import type { MissingProtectedPath, ProtectedPathPlan } from './protected-paths.js';
 import {
   ALWAYS_PROTECTED_NAMES,
@@ -65,8 +65,8 @@ export interface IndexUpdate {
   readonly changedDirectories: number;
   /**
    * Directories whose change time was read: every known one without a watcher (or when it could not
-   * vouch for its answer), only those with events and those not settled yet with one; all walked
-   * ones for a build.
+   * vouch for its answer), only those with events and those not settled yet with one (the roots'
+   * identities are read as well, not counted); all walked ones for a build.
    */
   readonly lookedAt: number;
 }
@@ -154,6 +154,12 @@ export class ProtectedPathIndex {
   readonly #directories = new Map<string, DirectoryRecord>();
   /** Existing protected files and directories of writable roots (bound read-only). */
   readonly #readOnly = new Map<string, EntryIdentity>();
+  /**
+   * Directories of writable roots that cannot be listed (what is in them is unknown, and a command may
+   * make a directory unlistable to hide a `.git` or a secret from the walk): bound read-only and moved
+   * away like protected entries. What the index knew below one stays known (still covered or bound).
+   */
+  readonly #unreadable = new Map<string, EntryIdentity>();
   /** Protected entries that cannot be bound (links, sockets, fifos): tracked by identity only. */
   readonly #unbound = new Map<string, EntryIdentity>();
   /** Targets inside a writable root of protected links, by the link that named them. */
@@ -275,6 +281,15 @@ export class ProtectedPathIndex {
       this.#watched.delete(directory);
       if (this.#directories.has(directory)) this.#unsettled.add(directory);
     }
+    // Watches that ended (the directory moved, went, changed itself, or was not the one read): looked
+    // at by this refresh, and watched again if it is still the directory the index knows.
+    for (const directory of changes.lapsed) {
+      this.#watched.delete(directory);
+      if (this.#directories.has(directory)) {
+        this.#unsettled.add(directory);
+        this.#toWatch.push(directory);
+      }
+    }
     if (Date.now() >= this.#fullLookAt) return undefined;
     return changes;
   }
@@ -300,7 +315,14 @@ export class ProtectedPathIndex {
       this.#fullLookAt = Date.now() + FULL_LOOK_AFTER_MS;
     }
     this.#watcher.remove(this.#toUnwatch);
-    this.#watcher.add(this.#toWatch);
+    // Each watch is set up on the directory that was read (its device and inode), not on whatever
+    // its path names by the time the thread gets to it.
+    const targets: WatchTarget[] = [];
+    for (const directory of new Set(this.#toWatch)) {
+      const record = this.#directories.get(directory);
+      if (record) targets.push({ path: directory, dev: record.dev, ino: record.ino });
+    }
+    this.#watcher.add(targets);
     this.#toUnwatch = [];
     this.#toWatch = [];
     return update;
@@ -344,7 +366,7 @@ export class ProtectedPathIndex {
    * directories bound read-only and the links and other entries that cannot be bound.
    */
   protectedEntries(): ReadonlyMap<string, EntryIdentity> {
-    return new Map([...this.#readOnly, ...this.#unbound]);
+    return new Map([...this.#readOnly, ...this.#unbound, ...this.#unreadable]);
   }
 
   /** Whether an absolute path of a writable root matches the protected patterns. */
@@ -377,7 +399,9 @@ export class ProtectedPathIndex {
       writableRoots.some((root) => isInside(root, target) && target !== root);
     const insideAny = (target: string) =>
       this.#trees.some((tree) => isInside(tree.root, target) && target !== tree.root);
-    const readOnly = [...new Set([...this.#readOnly.keys(), ...this.#linkTargets.values()])]
+    const readOnly = [
+      ...new Set([...this.#readOnly.keys(), ...this.#linkTargets.values(), ...this.#unreadable.keys()]),
+    ]
       .filter(insideWritable)
       .sort(byDepth);
     const hidden = new Map<string, 'directory' | 'file'>(this.#hidden);
@@ -471,6 +495,7 @@ export class ProtectedPathIndex {
     this.#stopWatching();
     this.#directories.clear();
     this.#readOnly.clear();
+    this.#unreadable.clear();
     this.#unbound.clear();
     this.#linkTargets.clear();
     this.#hidden.clear();
@@ -512,10 +537,12 @@ export class ProtectedPathIndex {
     let now = Date.now();
     const full = changes === undefined;
     if (full && this.#watcher) this.#fullLookAt = now + FULL_LOOK_AFTER_MS;
-    // Every directory, or (with a watcher's answer) those with events and those not settled yet.
+    // Every directory, or (with a watcher's answer) those with events, those not settled yet and any
+    // root that is not the directory it was: a watch follows its inode, and a root replaced by a
+    // rename above it (outside the roots, where nothing is watched) sends no event.
     const candidates: Iterable<string> = full
       ? this.#directories.keys()
-      : new Set([...changes.changed, ...this.#unsettled]);
+      : new Set([...changes.changed, ...this.#unsettled, ...this.#replacedRoots()]);
     // Deleting entries while iterating a Map is safe: dropped ones are not visited.
     for (const directory of candidates) {
       const record = this.#directories.get(directory);
@@ -556,6 +583,19 @@ export class ProtectedPathIndex {
     return { complete: this.#complete, entries: budget.used, changedDirectories: changed.length, lookedAt };
   }
 
+  /** Roots whose path no longer names the directory that was walked (one `lstat` each). */
+  #replacedRoots(): string[] {
+    const replaced: string[] = [];
+    for (const tree of this.#trees) {
+      const record = this.#directories.get(tree.root);
+      if (!record) continue;
+      const stats = lstatOrUndefined(tree.root);
+      if (!stats?.isDirectory() || stats.ino !== record.ino || stats.dev !== record.dev)
+        replaced.push(tree.root);
+    }
+    return replaced;
+  }
+
   /** Walks `start` (a directory of `tree`) and everything new below it. */
   *#walk(tree: Tree, start: string, budget: Budget): Generator<void> {
     const stack = [start];
@@ -564,8 +604,18 @@ export class ProtectedPathIndex {
       const directory = stack.pop()!;
       const now = Date.now();
       // The change time is read before the listing: a change after it shows in the next refresh.
-      const stats = lstatOrUndefined(directory);
-      if (!stats?.isDirectory()) continue;
+      let stats: Stats | undefined;
+      try {
+        stats = lstatSync(directory);
+      } catch (error) {
+        // Deeper than a path can name (PATH_MAX): nothing below can be looked at, so the directory
+        // holding it counts as one that cannot be listed (bound, moved away when a command changed it).
+        if ((error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' && directory !== tree.root) {
+          if (this.#unlistable(tree, path.dirname(directory), error, budget)) return;
+        }
+        continue;
+      }
+      if (!stats.isDirectory()) continue;
       const record: DirectoryRecord = {
         dev: stats.dev,
         ino: stats.ino,
@@ -581,7 +631,8 @@ export class ProtectedPathIndex {
       let entries: Dirent[];
       try {
         entries = readdirSync(directory, { withFileTypes: true });
-      } catch {
+      } catch (error) {
+        if (this.#unlistable(tree, directory, error, budget)) return;
         continue;
       }
       const relative = this.#relative(tree, directory);
@@ -611,9 +662,18 @@ export class ProtectedPathIndex {
     let entries: Dirent[];
     try {
       entries = readdirSync(directory, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // Unlistable: what was known below it stays (covered, bound), and it is bound itself.
+      if (
+        (error as NodeJS.ErrnoException).code !== 'ENOENT' &&
+        (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
+      ) {
+        this.#unlistable(tree, directory, error, budget);
+        return;
+      }
       entries = [];
     }
+    if (this.#unreadable.delete(directory)) this.#version += 1;
     this.#forgetChildren(directory);
     const relative = this.#relative(tree, directory);
     const subdirectories = new Set<string>();
@@ -643,6 +703,27 @@ export class ProtectedPathIndex {
     }
   }
 
+  /**
+   * Records a directory that exists but cannot be listed (not one that went meanwhile: its parent's
+   * change shows that). In a writable tree it is bound read-only and moved away when a command changed
+   * it; an unlistable root leaves the plan incomplete (nothing in it can be known). Returns whether the
+   * walk must stop.
+   */
+  #unlistable(tree: Tree, directory: string, error: unknown, budget: Budget): boolean {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    if (directory === tree.root) {
+      budget.exhausted = true;
+      return true;
+    }
+    const stats = lstatOrUndefined(directory);
+    if (tree.writable && stats?.isDirectory()) {
+      this.#unreadable.set(directory, identityOf(stats));
+      this.#version += 1;
+    }
+    return false;
+  }
+
   /** Forgets the matches directly inside `directory` (before it is read again). */
   #forgetChildren(directory: string): void {
     const direct = (target: string) => path.dirname(target) === directory;
@@ -666,6 +747,8 @@ export class ProtectedPathIndex {
       for (const name of record.subdirectories) this.#dropDirectory(path.join(directory, name));
     }
     const inside = (target: string) => target !== directory && isInside(directory, target);
+    this.#unreadable.delete(directory);
+    for (const target of [...this.#unreadable.keys()]) if (inside(target)) this.#unreadable.delete(target);
     for (const target of [...this.#readOnly.keys()]) if (inside(target)) this.#readOnly.delete(target);
     for (const target of [...this.#unbound.keys()]) if (inside(target)) this.#unbound.delete(target);
     for (const link of [...this.#linkTargets.keys()]) if (inside(link)) this.#linkTargets.delete(link);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   lstatSync,
@@ -768,7 +769,9 @@ export function createSandbox(
     const root = settings.roots.find((candidate) => isInside(candidate, target));
     if (root) destinations.push(path.join(root, '.toolhost', 'quarantine'));
     let reason = 'unknown';
-    for (const directory of destinations) {
+    let permitted = false;
+    for (let index = 0; index < destinations.length; index++) {
+      const directory = destinations[index]!;
       try {
         mkdirSync(directory, { recursive: true, mode: 0o700 });
         const destination = path.join(directory, name);
@@ -776,6 +779,21 @@ export function createSandbox(
         return { path: target, movedTo: destination };
       } catch (error) {
         reason = (error as NodeJS.ErrnoException).code ?? 'error';
+        // A directory its owner may not write cannot change parents (its `..` is rewritten): a command
+        // that made one unlistable to hide what is in it does not keep it in place that way. The
+        // owner's permissions are given back once, and the same place is tried again.
+        if (reason === 'EACCES' && !permitted) {
+          permitted = true;
+          const stats = lstatOrUndefined(target);
+          if (stats?.isDirectory()) {
+            try {
+              chmodSync(target, (Number(stats.mode) & 0o7777) | 0o700);
+              index -= 1;
+            } catch {
+              // not ours: the reason stands
+            }
+          }
+        }
         // EXDEV: another file system; try the next place.
       }
     }
