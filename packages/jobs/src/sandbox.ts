@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import {
-  chmodSync,
   closeSync,
   existsSync,
   lstatSync,
@@ -25,6 +24,7 @@ import {
   probeBubblewrap,
 } from './bubblewrap.js';
 import { containCommand, containResolvedCommand, resolveExecutable } from './containment.js';
+import { giveOwnerPermissions } from './owner-permissions.js';
 import {
   HOME_CREDENTIAL_PATHS,
   type HostView,
@@ -782,17 +782,11 @@ export function createSandbox(
         // A directory its owner may not write cannot change parents (its `..` is rewritten): a command
         // that made one unlistable to hide what is in it does not keep it in place that way. The
         // owner's permissions are given back once, and the same place is tried again.
+        // The change goes to the directory itself, never through a link a running command swapped
+        // in meanwhile (a background job may still run while another job's check moves things).
         if (reason === 'EACCES' && !permitted) {
           permitted = true;
-          const stats = lstatOrUndefined(target);
-          if (stats?.isDirectory()) {
-            try {
-              chmodSync(target, (Number(stats.mode) & 0o7777) | 0o700);
-              index -= 1;
-            } catch {
-              // not ours: the reason stands
-            }
-          }
+          if (giveOwnerPermissions(target)) index -= 1;
         }
         // EXDEV: another file system; try the next place.
       }

@@ -13,6 +13,9 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
+  symlinkSync,
+  chmodSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -20,6 +23,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { JobManager, SandboxMode } from '../src/index.js';
+import { giveOwnerPermissions } from '../src/owner-permissions.js';
 import { manager, processesMatching, tempDir, uniqueTag, waitUntil } from './helpers.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -177,6 +181,34 @@ describe('shell sandbox holes of issue 15', () => {
     const next = await runText(jobs, root, 'echo evil > b/.git/hooks/pre-commit; echo done');
     assert.match(next.text, /Read-only file system/);
     assert.equal(existsSync(path.join(root, 'b', '.git', 'hooks', 'pre-commit')), false);
+  });
+
+  it('gives an unlistable directory back to its owner for the quarantine without following a link swapped in its place (quarantine chmod by path, SB-13)', (t) => {
+    const root = tempDir(t, 'jobs-root-');
+    const locked = path.join(root, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o000);
+    assert.ok(giveOwnerPermissions(locked), 'the directory itself is changed');
+    assert.equal(statSync(locked).mode & 0o777, 0o700);
+    // What a running command can put there between the check and the change: a link to a file of the
+    // user's outside the root. Nothing is changed through it.
+    const outside = tempDir(t, 'jobs-outside-');
+    const precious = path.join(outside, 'precious');
+    writeFileSync(precious, 'x');
+    chmodSync(precious, 0o400);
+    const link = path.join(root, 'swapped');
+    symlinkSync(precious, link);
+    assert.equal(giveOwnerPermissions(link), undefined);
+    assert.equal(statSync(precious).mode & 0o777, 0o400, 'the file behind the link keeps its mode');
+    // A link to a directory is not followed either.
+    const directoryLink = path.join(root, 'swapped-directory');
+    const lockedOutside = path.join(outside, 'locked');
+    mkdirSync(lockedOutside, { mode: 0o500 });
+    chmodSync(lockedOutside, 0o500);
+    symlinkSync(lockedOutside, directoryLink);
+    assert.equal(giveOwnerPermissions(directoryLink), undefined);
+    assert.equal(statSync(lockedOutside).mode & 0o777, 0o500);
+    chmodSync(lockedOutside, 0o700);
   });
 
   it('hides credential stores, the rest of the home directory and other projects from read_only commands, and keeps toolchains working (secrets outside the roots, SB-9, SB-10)', async (t) => {
