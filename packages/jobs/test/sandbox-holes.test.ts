@@ -146,6 +146,33 @@ describe('shell sandbox holes of issue 15', () => {
     assert.match(next.text, /Read-only file system/);
   });
 
+  it('keeps the watcher barrier out of a command reach, so it cannot answer a check before the job changes are seen (barrier forged by the command, SB-17)', async (t) => {
+    const root = tempDir(t, 'jobs-root-');
+    const stateDir = tempDir(t, 'jobs-state-');
+    for (let d = 0; d < 600; d++) mkdirSync(path.join(root, `d${d % 20}`, `e${d}`), { recursive: true });
+    const jobs = manager(t, 'workspace_write', [root], { stateDir });
+    await runText(jobs, root, 'true');
+    const barrierOf = () => readdirSync(path.join(stateDir, 'tmp')).find((name) => name.includes('.watch.'));
+    await waitUntil('the watcher made its barrier directory', () => barrierOf() !== undefined);
+    const barrier = path.join(stateDir, 'tmp', barrierOf()!);
+    // A forged barrier event just before the job makes a .git would let a check answer early.
+    const { snapshot, text } = await runText(
+      jobs,
+      root,
+      `touch ${barrier}/0 ${barrier}/1 ${barrier}/x; echo "touch=$?"; git init -q d4/e4/late && echo made`,
+    );
+    assert.match(text, /touch=1/);
+    assert.match(text, /made/);
+    // The state directory is read-only inside the sandbox: the barrier files are out of reach (the
+    // host touches them itself for its check, so their times do change).
+    assert.match(text, /touch: cannot touch '[^']*\/0': Read-only file system/);
+    assert.equal(existsSync(path.join(barrier, 'x')), false, 'nothing was made in the barrier directory');
+    assert.equal(existsSync(path.join(root, 'd4', 'e4', 'late', '.git')), false);
+    assert.ok(
+      snapshot.notes.some((note) => note.includes(' d4/e4/late/.git,') && note.includes('quarantine')),
+    );
+  });
+
   it('leaves alone a .git someone made outside the sandbox that the job did not touch, and binds it read-only from then on (SB-4, SB-13)', async (t) => {
     const root = tempDir(t, 'jobs-root-');
     const jobs = manager(t, 'workspace_write', [root]);
