@@ -90,6 +90,8 @@ interface Budget {
   left: number;
   used: number;
   exhausted: boolean;
+  /** The walk stopped because a root cannot be listed (not because the entries ran out). */
+  unlistableRoot?: boolean;
 }
 
 /**
@@ -169,6 +171,7 @@ export class ProtectedPathIndex {
   readonly #hiddenTargets = new Map<string, { readonly path: string; readonly kind: 'directory' | 'file' }>();
   #built = false;
   #complete = false;
+  #unlistableRoot = false;
   #version = 0;
   #cached: { readonly version: number; readonly plan: ProtectedPathPlan } | undefined;
   #running: Promise<IndexUpdate> | undefined;
@@ -227,6 +230,11 @@ export class ProtectedPathIndex {
   /** Whether the last build or refresh covered every tree (the plan is complete). */
   get complete(): boolean {
     return this.#complete;
+  }
+
+  /** Whether the index is incomplete because a root cannot be listed (not because of the entry budget). */
+  get unlistableRoot(): boolean {
+    return !this.#complete && this.#unlistableRoot;
   }
 
   /** The entry budget of one build or refresh. */
@@ -520,6 +528,7 @@ export class ProtectedPathIndex {
       if (budget.exhausted) break;
     }
     this.#complete = !budget.exhausted;
+    this.#unlistableRoot = budget.unlistableRoot === true;
     this.#version += 1;
     return {
       complete: this.#complete,
@@ -579,6 +588,7 @@ export class ProtectedPathIndex {
       if (budget.exhausted) break;
     }
     this.#complete = !budget.exhausted;
+    this.#unlistableRoot = budget.unlistableRoot === true;
     if (changed.length > 0) this.#version += 1;
     return { complete: this.#complete, entries: budget.used, changedDirectories: changed.length, lookedAt };
   }
@@ -714,6 +724,7 @@ export class ProtectedPathIndex {
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     if (directory === tree.root) {
       budget.exhausted = true;
+      budget.unlistableRoot = true;
       return true;
     }
     const stats = lstatOrUndefined(directory);

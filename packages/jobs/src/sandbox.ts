@@ -514,7 +514,9 @@ export function createSandbox(
     ok: false,
     error: {
       code: 'SANDBOX_PLAN_INCOMPLETE',
-      message: `listing the protected and secret paths of the roots stopped at its limit of ${settings.maxPlanEntries} entries (node_modules is not counted), so the sandbox cannot cover them; the command was not run`,
+      message: protectedIndex().unlistableRoot
+        ? 'a root cannot be listed (its permissions deny it), so the sandbox cannot find the protected and secret paths in it; the command was not run'
+        : `listing the protected and secret paths of the roots stopped at its limit of ${settings.maxPlanEntries} entries (node_modules is not counted), so the sandbox cannot cover them; the command was not run`,
     },
   });
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   lstatSync,
@@ -111,4 +112,15 @@ export function snapshotTree(root: string): Record<string, string> {
   };
   walk(root);
   return result;
+}
+
+/** Runs one bash command to its end and returns its snapshot and its whole output (asserting it started). */
+export async function runText(jobs: JobManager, cwd: string, command: string, background = false) {
+  const started = await jobs.start({ shell: 'bash', command, cwd, background });
+  assert.ok(started.ok, started.ok ? '' : `${started.error.code}: ${started.error.message}`);
+  const waited = await jobs.wait(started.value.id);
+  assert.ok(waited.ok);
+  const excerpt = jobs.output(started.value.id, { headBytes: 1 << 20, tailBytes: 1 << 20 });
+  assert.ok(excerpt.ok);
+  return { snapshot: waited.value.snapshot, text: excerpt.value.head + excerpt.value.tail };
 }

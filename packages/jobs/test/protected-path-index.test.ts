@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ProtectedPathIndex } from '../src/protected-path-index.js';
-import { tempDir, waitUntil } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { makeRepository, settle, untilSettled, watchedIndex } from './index-helpers.js';
 
 /** A tree of `directories` directories with `files` files each, plus a root .git. */
 function tree(root: string, directories: number, files: number): void {
@@ -14,48 +14,6 @@ function tree(root: string, directories: number, files: number): void {
     mkdirSync(directory, { recursive: true });
     for (let f = 0; f < files; f++) writeFileSync(path.join(directory, `f${f}.ts`), '');
   }
-}
-
-/** Waits until the coarse change-time clock has moved past everything made so far. */
-async function settle(): Promise<void> {
-  const since = Date.now();
-  await waitUntil('the change-time clock moved on', () => Date.now() - since > 120);
-}
-
-/** Refreshes until the watcher answers and every directory is settled (nothing left to look at). */
-async function untilSettled(index: ProtectedPathIndex): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const update = await index.refresh();
-    if (index.watching && update.lookedAt === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `the watcher never settled every directory: ${JSON.stringify(update)} ${index.watching}`,
-      );
-    await delay(20);
-  }
-}
-
-/** An index of a writable root with a watcher from the first directory on. */
-function watchedIndex(
-  t: { after(fn: () => void): void },
-  root: string,
-  queueLimit?: number,
-): ProtectedPathIndex {
-  const state = tempDir(t as never, 'jobs-watch-state-');
-  const index = new ProtectedPathIndex({
-    writableRoots: [root],
-    readOnlyRoots: [],
-    protectedPaths: [],
-    secretPaths: ['.env'],
-    watch: {
-      directoryPrefix: path.join(state, 'tmp', 'h1.watch.'),
-      minDirectories: 1,
-      ...(queueLimit ? { queueLimit } : {}),
-    },
-  });
-  t.after(() => index.close());
-  return index;
 }
 
 describe('ProtectedPathIndex', () => {
@@ -265,9 +223,3 @@ describe('ProtectedPathIndex', () => {
     assert.equal(index.plan().truncated, true);
   });
 });
-
-function makeRepository(directory: string): void {
-  // A repository as git lays it out, made by hand (the index only cares about the name `.git`).
-  mkdirSync(path.join(directory, '.git', 'hooks'), { recursive: true });
-  writeFileSync(path.join(directory, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-}

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import {
   accessSync,
+  chmodSync,
   constants,
   existsSync,
   mkdirSync,
@@ -15,28 +16,17 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  chmodSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { JobManager, SandboxMode } from '../src/index.js';
+import type { SandboxMode } from '../src/index.js';
 import { giveOwnerPermissions } from '../src/owner-permissions.js';
-import { manager, processesMatching, tempDir, uniqueTag, waitUntil } from './helpers.js';
+import { manager, processesMatching, runText, tempDir, uniqueTag, waitUntil } from './helpers.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-
-async function runText(jobs: JobManager, cwd: string, command: string, background = false) {
-  const started = await jobs.start({ shell: 'bash', command, cwd, background });
-  assert.ok(started.ok, started.ok ? '' : `${started.error.code}: ${started.error.message}`);
-  const waited = await jobs.wait(started.value.id);
-  assert.ok(waited.ok);
-  const excerpt = jobs.output(started.value.id, { headBytes: 1 << 20, tailBytes: 1 << 20 });
-  assert.ok(excerpt.ok);
-  return { snapshot: waited.value.snapshot, text: excerpt.value.head + excerpt.value.tail };
-}
 
 /**
  * A temporary directory outside `/tmp` (the sandbox always had a private `/tmp`, so a secret there

@@ -7,33 +7,22 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
-  rmSync,
-  mkdtempSync,
   renameSync,
   rmdirSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { JobManager } from '../src/index.js';
 import { ProtectedPathIndex } from '../src/protected-path-index.js';
-import { manager, tempDir, waitUntil } from './helpers.js';
-
-async function runText(jobs: JobManager, cwd: string, command: string) {
-  const started = await jobs.start({ shell: 'bash', command, cwd });
-  assert.ok(started.ok, started.ok ? '' : `${started.error.code}: ${started.error.message}`);
-  const waited = await jobs.wait(started.value.id);
-  assert.ok(waited.ok);
-  const excerpt = jobs.output(started.value.id, { headBytes: 1 << 20, tailBytes: 1 << 20 });
-  assert.ok(excerpt.ok);
-  return { snapshot: waited.value.snapshot, text: excerpt.value.head + excerpt.value.tail };
-}
+import { manager, runText, tempDir, waitUntil } from './helpers.js';
+import { makeRepository, settle, untilSettled, watchedIndex } from './index-helpers.js';
 
 /** A temporary directory whose modes are given back before it is removed (commands take them away). */
 function unlistableDir(t: TestContext, prefix: string): string {
@@ -61,45 +50,6 @@ function restoreModes(top: string): void {
       // gone
     }
   }
-}
-
-/** Waits until the coarse change-time clock has moved past everything made so far. */
-async function settle(): Promise<void> {
-  const since = Date.now();
-  await waitUntil('the change-time clock moved on', () => Date.now() - since > 120);
-}
-
-/** Refreshes until the watcher answers and every directory is settled (nothing left to look at). */
-async function untilSettled(index: ProtectedPathIndex): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const update = await index.refresh();
-    if (index.watching && update.lookedAt === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `the watcher never settled every directory: ${JSON.stringify(update)} ${index.watching}`,
-      );
-    await delay(20);
-  }
-}
-
-/** An index of a writable root with a watcher from the first directory on. */
-function watchedIndex(t: TestContext, root: string): ProtectedPathIndex {
-  const state = tempDir(t, 'jobs-watch-state-');
-  const index = new ProtectedPathIndex({
-    writableRoots: [root],
-    readOnlyRoots: [],
-    protectedPaths: [],
-    secretPaths: ['.env'],
-    watch: { directoryPrefix: path.join(state, 'tmp', 'h1.watch.'), minDirectories: 1 },
-  });
-  t.after(() => index.close());
-  return index;
-}
-
-function makeRepository(directory: string): void {
-  mkdirSync(path.join(directory, '.git', 'hooks'), { recursive: true });
-  writeFileSync(path.join(directory, '.git', 'HEAD'), 'ref: refs/heads/main\n');
 }
 
 /** The inotify watches this process holds now (every instance), from /proc/self/fdinfo. */
@@ -239,6 +189,20 @@ describe('directory watcher holes (SB-17)', () => {
     assert.ok(!first.text.includes('hunter2'), 'the secret is covered');
     const second = await runText(jobs, root, 'chmod 755 conf; cat conf/.env; echo second-done');
     assert.ok(!second.text.includes('hunter2'), 'the secret stays covered for the next command');
+  });
+
+  it('refuses a command in a root it cannot list and says why, not that the entry limit was reached (unlistable root, SB-12)', {
+    skip: asRoot,
+  }, async (t) => {
+    const root = unlistableDir(t, 'jobs-root-');
+    mkdirSync(path.join(root, 'sub'));
+    const jobs = manager(t, 'workspace_write', [root]);
+    chmodSync(root, 0o300);
+    const started = await jobs.start({ shell: 'bash', command: 'echo ran', cwd: root });
+    assert.equal(started.ok, false);
+    assert.equal(started.ok ? '' : started.error.code, 'SANDBOX_PLAN_INCOMPLETE');
+    assert.match(started.ok ? '' : started.error.message, /a root cannot be listed/);
+    assert.doesNotMatch(started.ok ? '' : started.error.message, /limit/);
   });
 
   it('quarantines a .git a command hid in a directory it made unlistable (an unreadable directory looked empty, SB-13)', {
